@@ -1,0 +1,3 @@
+set(TBTUNE_CLI_SOURCES
+  cli/main.cpp
+)

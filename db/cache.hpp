@@ -1,0 +1,85 @@
+#pragma once
+/// @file cache.hpp
+/// The SQLite cache: devices, stencils, every trial, and the winner per key with its CUBIN.
+/// Schema and key: README "Cache". Writes use WAL, a busy timeout and BEGIN IMMEDIATE, so
+/// several processes on one node can share a file; a failed write leaves nothing half done.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/spec.hpp"
+#include "tuner/stencil.hpp"
+#include "tuner/trial.hpp"
+
+struct sqlite3;
+
+namespace tbtune {
+
+/// The device a result belongs to. `fingerprint` is what keys are made of.
+struct DeviceRecord {
+  std::string name;              ///< e.g. "NVIDIA H100 80GB HBM3"
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  long memory_bytes = 0;
+  int driver_version = 0;        ///< cudaDriverGetVersion, e.g. 13000
+  int nvrtc_major = 0, nvrtc_minor = 0;
+  /// "name|sm_XY|SMs|driver|nvrtc X.Y": changes when any of them changes.
+  [[nodiscard]] std::string fingerprint() const;
+};
+
+/// What a winner is stored under.
+struct WinnerKey {
+  std::string stencil_hash;
+  std::string device_fingerprint;
+  DType dtype = DType::Double;
+  std::array<long, 3> domain{1, 1, 1};
+  int steps_class = 0;           ///< see steps_class()
+};
+
+/// Step counts in [2^k, 2^(k+1)) share class k: a kernel tuned for 1000 steps is the one to
+/// use for 600 or 900 steps, and the CUBIN itself does not depend on the step count.
+[[nodiscard]] int steps_class(long steps);
+
+struct Winner {
+  WinnerKey key;
+  std::string stencil_name;
+  long steps = 0;                ///< the step count it was tuned with
+  Trial trial;                   ///< strategy, params, measured figures and the CUBIN
+  std::string tool_version;
+  std::string created_at;        ///< UTC, ISO 8601
+};
+
+class Cache {
+ public:
+  enum class Mode { ReadWrite, ReadOnly };
+  /// Opens (and for ReadWrite creates, with parent folders, and migrates) the cache at `path`.
+  /// Throws CacheError with the path and SQLite's message.
+  Cache(const std::string& path, Mode mode);
+  ~Cache();
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+
+  /// $TBTUNE_DB, else $XDG_CACHE_HOME/tbtune/tbtune.db, else ~/.cache/tbtune/tbtune.db.
+  [[nodiscard]] static std::string default_path();
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] static int schema_version();
+
+  void put_device(const DeviceRecord& device);
+  void put_stencil(const Stencil& stencil, const std::string& spec_text);
+  /// Stores one trial (any status). The CUBIN is not stored with trials, only with winners.
+  void add_trial(const WinnerKey& key, long steps, const Trial& trial);
+  /// Trials stored under `key`, oldest first.
+  [[nodiscard]] std::vector<Trial> trials(const WinnerKey& key) const;
+  /// Replaces the winner for `winner.key`.
+  void put_winner(const Winner& winner);
+  [[nodiscard]] std::optional<Winner> winner(const WinnerKey& key) const;
+  /// All winners (CUBIN left empty), newest first.
+  [[nodiscard]] std::vector<Winner> winners() const;
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace tbtune

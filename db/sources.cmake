@@ -1,0 +1,3 @@
+set(TBTUNE_DB_SOURCES
+  db/cache.cpp
+)

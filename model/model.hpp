@@ -1,0 +1,47 @@
+#pragma once
+/// @file model.hpp
+/// The practical attainable performance model (PP = P x V) of EBISU, thesis section 5.6.
+/// A strategy describes one candidate as `ModelTerms`; `predict` turns them into GCells/s.
+#include <string>
+
+#include "model/device_profile.hpp"
+#include "tuner/stencil.hpp"
+
+namespace tbtune {
+
+/// What a strategy knows about one candidate, in the thesis' terms. Per-cell counts are in
+/// elements (multiplied by the element size inside the model).
+struct ModelTerms {
+  int depth = 1;              ///< t: time steps fused per pass over the domain
+  double a_gm = 2;            ///< global-memory accesses per cell per pass (eq. 5.2)
+  double a_sm = 0;            ///< shared-memory accesses per cell per fused step (eq. 5.3)
+  double a_cmp = 0;           ///< flops per cell per step (eq. 5.4)
+  double d_gm = 1;            ///< D_gm / D_all: extra global traffic, e.g. device-tile halos (5.14)
+  double d_sm = 1;            ///< D_sm / D_all
+  double d_cmp = 1;           ///< D_cmp / D_all
+  double valid = 1;           ///< V of overlapped SM tiling (eqs. 5.8, 5.9); 1 if none
+  double syncs_per_pass = 0;  ///< grid-wide syncs per pass (device tiling, eq. 5.11)
+  long smem_bytes = 0;        ///< shared memory per block
+  int threads = 256;          ///< threads per block
+  int blocks_per_sm = 1;      ///< blocks resident per SM this candidate asks for
+  int regs_per_thread = 0;    ///< estimate before compiling; replaced by ptxas' figure after
+  double ilp = 1;             ///< independent cells per thread in flight
+};
+
+enum class Bottleneck { GlobalMemory, SharedMemory, Compute };
+[[nodiscard]] const char* bottleneck_name(Bottleneck b);  ///< "gm", "sm", "cmp"
+
+struct Prediction {
+  double P_gcells = 0;   ///< attainable performance, eq. 5.7
+  double V = 1;          ///< valid proportion (5.8/5.9 or 5.11)
+  double PP_gcells = 0;  ///< P x V, eq. 5.1
+  Bottleneck bottleneck = Bottleneck::GlobalMemory;
+  bool fits = true;      ///< shared memory, registers and threads fit on one SM
+  std::string why_not;   ///< when !fits, what does not fit
+};
+
+/// Evaluates the model for one candidate of `problem` on `device`.
+[[nodiscard]] Prediction predict(const ModelTerms& terms, const Problem& problem,
+                                 const DeviceProfile& device);
+
+}  // namespace tbtune

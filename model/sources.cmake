@@ -1,0 +1,4 @@
+set(TBTUNE_MODEL_SOURCES
+  model/device_profile.cpp
+  model/model.cpp
+)
