@@ -1,3 +1,11 @@
 set(TBTUNE_CLI_SOURCES
   cli/main.cpp
+  cli/common.cpp
+  cli/progress.cpp
+  cli/check_cmd.cpp
+  cli/model_cmd.cpp
+  cli/tune_cmd.cpp
+  cli/lookup_cmd.cpp
+  cli/emit_cmd.cpp
+  cli/db_cmd.cpp
 )

@@ -3,4 +3,15 @@ set(TBTUNE_TUNER_SOURCES
   tuner/spec.cpp
   tuner/stencil.cpp
   tuner/reference.cpp
+  tuner/trial.cpp
+  tuner/codegen.cpp
+  tuner/strategy.cpp
+  tuner/strategies/naive.cpp
+  tuner/strategies/stream.cpp
+  tuner/nvrtc.cpp
+  tuner/gpu.cpp
+  tuner/verify.cpp
+  tuner/runner.cpp
+  tuner/search.cpp
+  tuner/tune.cpp
 )

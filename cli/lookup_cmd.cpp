@@ -1,0 +1,65 @@
+// `tbtune lookup SPEC`: the stored winner for this spec, precision, domain, step class and GPU.
+// Exit 0 on a hit, 1 on a miss, 2 on an error, so scripts can branch on it.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "db/cache.hpp"
+#include "tuner/tune.hpp"
+
+namespace tbtune::cli {
+namespace {
+
+struct LookupArgs {
+  ProblemArgs problem;
+  std::string db;
+  int device = 0;
+  bool json = false;
+};
+
+int run_lookup(const LookupArgs& a) {
+  const Problem p = a.problem.load();
+  const std::string path = a.db.empty() ? Cache::default_path() : a.db;
+  const DeviceInfo d = open_device(a.device);
+  const WinnerKey key{p.stencil.hash, device_record(d).fingerprint(), p.dtype, p.domain,
+                      steps_class(p.steps)};
+  const Cache cache(path, Cache::Mode::ReadOnly);
+  const auto w = cache.winner(key);
+  if (a.json) {
+    nlohmann::json j{{"hit", bool(w)}, {"stencil", stencil_json(p)}, {"device", key.device_fingerprint}};
+    if (w) {
+      j["winner"] = trial_json(w->trial);
+      j["cubin_bytes"] = w->trial.cubin.size();
+      j["tuned_steps"] = w->steps;
+      j["created_at"] = w->created_at;
+      j["tool_version"] = w->tool_version;
+    }
+    std::cout << j.dump(2) << '\n';
+  } else if (w) {
+    fmt::print("hit: {} {} at {:.1f} GCells/s ({} steps, tuned {} by tbtune {}, CUBIN {} bytes)\n",
+               w->trial.strategy, params_text(w->trial.params), w->trial.gcells_median, w->steps,
+               w->created_at, w->tool_version, w->trial.cubin.size());
+  } else {
+    fmt::print("miss: no winner for {} ({}, {}x{}x{}, step class {}) on {} in {}\n", p.stencil.name,
+               dtype_name(p.dtype), p.domain[0], p.domain[1], p.domain[2], key.steps_class,
+               key.device_fingerprint, path);
+  }
+  return w ? kOk : kMiss;
+}
+
+}  // namespace
+
+void add_lookup_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<LookupArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "lookup", "Print the cached winner for SPEC on this GPU without compiling anything. "
+                "Exit 0 on a hit, 1 on a miss, 2 on an error.");
+  args->problem.add_to(cmd);
+  add_db_option(cmd, args->db);
+  cmd->add_option("--device", args->device, "CUDA device number")->capture_default_str();
+  cmd->add_flag("--json", args->json, "print JSON");
+  cmd->callback([&action, args] { action = [args] { return run_lookup(*args); }; });
+}
+
+}  // namespace tbtune::cli

@@ -1,0 +1,159 @@
+#include "tuner/nvrtc.hpp"
+
+#include <nvrtc.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include <unistd.h>
+
+#include "tuner/error.hpp"
+#include "tuner/stencil.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tbtune {
+namespace {
+
+void check(nvrtcResult r, const char* what) {
+  if (r != NVRTC_SUCCESS) throw CompileError(std::string(what) + ": " + nvrtcGetErrorString(r), "");
+}
+
+// The toolkit's headers (cooperative_groups.h needs cccl too), found at run time so an installed
+// binary works wherever the toolkit lives.
+std::vector<std::string> include_options() {
+  std::vector<std::string> roots;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) roots.emplace_back(v);
+  roots.emplace_back(TBTUNE_CUDA_ROOT);
+  roots.emplace_back("/usr/local/cuda");
+  for (const std::string& root : roots) {
+    const fs::path inc = fs::path(root) / "include";
+    if (fs::exists(inc / "cooperative_groups.h"))
+      return {"--include-path=" + inc.string(), "--include-path=" + (inc / "cccl").string()};
+  }
+  return {};
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Write-then-rename, so a reader never sees half a file even with several tuners at once.
+void write_atomic(const fs::path& p, const std::string& data) {
+  const fs::path tmp = p.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f.write(data.data(), std::streamsize(data.size()));
+    if (!f) return;  // a cache that cannot be written only costs a recompile
+  }
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+}  // namespace
+
+std::string arch_for(int cc_major, int cc_minor) {
+  return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::map<std::string, KernelResources> parse_ptxas_log(const std::string& log) {
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex used(R"(Used (\d+) registers)");
+  static const std::regex smem(R"((\d+) bytes smem)");
+  std::map<std::string, KernelResources> out;
+  std::string current;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, entry)) {
+      current = m[1];
+      out[current];
+    } else if (!current.empty() && std::regex_search(line, m, frame)) {
+      auto& k = out[current];
+      k.stack_bytes = std::stoi(m[1]);
+      k.spill_stores = std::stoi(m[2]);
+      k.spill_loads = std::stoi(m[3]);
+    } else if (!current.empty() && std::regex_search(line, m, used)) {
+      auto& k = out[current];
+      k.registers = std::stoi(m[1]);
+      if (std::regex_search(line, m, smem)) k.smem_bytes = std::stol(m[1]);
+    }
+  }
+  return out;
+}
+
+CompiledModule compile_cuda(const std::string& source, const std::string& arch,
+                            const std::string& cache_dir) {
+  std::vector<std::string> options = {"--gpu-architecture=" + arch, "--std=c++17",
+                                      "--ptxas-options=-v", "--use_fast_math=false",
+                                      "-default-device"};
+  for (const std::string& inc : include_options()) options.push_back(inc);
+
+  std::string key_text = source + "\n" + nvrtc_version();
+  for (const std::string& o : options) key_text += "\n" + o;
+  const std::string key = hex64(fnv1a64(key_text));
+  fs::path cubin_path, log_path;
+  if (!cache_dir.empty()) {
+    cubin_path = fs::path(cache_dir) / (key + ".cubin");
+    log_path = fs::path(cache_dir) / (key + ".log");
+    if (fs::exists(cubin_path) && fs::exists(log_path)) {
+      CompiledModule m;
+      m.cubin = read_file(cubin_path);
+      m.log = read_file(log_path);
+      m.kernels = parse_ptxas_log(m.log);
+      m.from_cache = !m.cubin.empty();
+      if (m.from_cache) return m;
+    }
+  }
+
+  nvrtcProgram prog = nullptr;
+  check(nvrtcCreateProgram(&prog, source.c_str(), "tbtune_kernel.cu", 0, nullptr, nullptr),
+        "nvrtcCreateProgram");
+  std::vector<const char*> argv;
+  for (const std::string& o : options) argv.push_back(o.c_str());
+  const nvrtcResult status = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(prog, &log_size);
+  std::string log(log_size, '\0');
+  if (log_size) nvrtcGetProgramLog(prog, log.data());
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  if (status != NVRTC_SUCCESS) {
+    nvrtcDestroyProgram(&prog);
+    throw CompileError(std::string("NVRTC failed to compile for ") + arch + ": " +
+                           nvrtcGetErrorString(status), log);
+  }
+  std::size_t size = 0;
+  check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
+  CompiledModule m;
+  m.cubin.resize(size);
+  check(nvrtcGetCUBIN(prog, m.cubin.data()), "nvrtcGetCUBIN");
+  nvrtcDestroyProgram(&prog);
+  m.log = log;
+  m.kernels = parse_ptxas_log(log);
+
+  if (!cache_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(cache_dir, ec);
+    write_atomic(log_path, log);
+    write_atomic(cubin_path, m.cubin);
+  }
+  return m;
+}
+
+}  // namespace tbtune

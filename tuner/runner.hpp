@@ -1,0 +1,61 @@
+#pragma once
+/// @file runner.hpp
+/// Runs compiled candidates on the GPU: the exact step count from the deterministic input with
+/// ping-pong buffers, verification against a reference result, and event timing.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tuner/gpu.hpp"
+#include "tuner/nvrtc.hpp"
+#include "tuner/strategy.hpp"
+
+namespace tbtune {
+
+struct TimingOptions {
+  double min_seconds = 0.2;  ///< keep repeating until the timed runs add up to this
+  int min_reps = 3;
+  int max_reps = 20;
+};
+
+struct Measurement {
+  double seconds_median = 0;  ///< one run of all the problem's steps
+  double seconds_min = 0;
+  int repetitions = 0;
+  double max_error = 0;       ///< vs the reference (0 when none was given)
+  int registers = 0;          ///< of the full-depth kernel
+  int spill_bytes = 0;
+  long smem_bytes = 0;        ///< static + dynamic per block
+};
+
+class Runner {
+ public:
+  /// Uploads the deterministic input (seed) for `problem` to device `device`.
+  Runner(const Problem& problem, const DeviceInfo& device, std::uint64_t seed);
+
+  /// Loads `module`, runs the problem's steps once, compares with `reference` (if not null,
+  /// throwing nothing: the error is returned), then times repeated runs. Throws CudaError when
+  /// a launch fails and Error when the candidate cannot be launched as built.
+  [[nodiscard]] Measurement measure(const Strategy& strategy, const Params& params,
+                                    const CompiledModule& module,
+                                    const std::vector<unsigned char>* reference,
+                                    const TimingOptions& timing);
+
+  /// The result of the last run, as raw bytes of the dtype.
+  [[nodiscard]] const std::vector<unsigned char>& last_output() const { return output_; }
+  [[nodiscard]] const DeviceInfo& device() const { return device_; }
+
+ private:
+  struct Kernels;
+  void reset();                        ///< both buffers back to the input
+  void run_steps(const Kernels& k);    ///< all the problem's steps, ping-ponging a_ and b_
+
+  Problem problem_;
+  DeviceInfo device_;
+  std::size_t bytes_;
+  DeviceBuffer input_, a_, b_, scratch_;
+  std::vector<unsigned char> output_;
+  bool result_in_a_ = true;
+};
+
+}  // namespace tbtune
