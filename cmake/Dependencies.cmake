@@ -41,8 +41,14 @@ target_include_directories(tbtune_deps_cli11 SYSTEM INTERFACE ${TBTUNE_CLI11_INC
 add_library(tbtune_deps::cli11 ALIAS tbtune_deps_cli11)
 
 find_package(Threads REQUIRED)
+# The static cudart by path: CMake's CUDA::cudart_static and CUDA::nvrtc targets also link the libcuda stub,
+# which would make the binary refuse to start on a machine without a driver.
+find_library(TBTUNE_CUDART_STATIC libcudart_static.a HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
+find_library(TBTUNE_NVRTC nvrtc HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
 add_library(tbtune_deps_cuda INTERFACE)
-target_link_libraries(tbtune_deps_cuda INTERFACE CUDA::cudart_static CUDA::nvrtc)
+target_include_directories(tbtune_deps_cuda SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(tbtune_deps_cuda INTERFACE ${TBTUNE_CUDART_STATIC} ${TBTUNE_NVRTC} Threads::Threads
+                                                 ${CMAKE_DL_LIBS} rt)
 add_library(tbtune_deps::cuda ALIAS tbtune_deps_cuda)
 # Where NVRTC finds <cooperative_groups.h> and its cccl dependencies at run time.
 set(TBTUNE_CUDA_INCLUDE_DIR ${CUDAToolkit_INCLUDE_DIRS})

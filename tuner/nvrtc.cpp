@@ -101,7 +101,7 @@ std::map<std::string, KernelResources> parse_ptxas_log(const std::string& log) {
 CompiledModule compile_cuda(const std::string& source, const std::string& arch,
                             const std::string& cache_dir) {
   std::vector<std::string> options = {"--gpu-architecture=" + arch, "--std=c++17",
-                                      "--ptxas-options=-v", "--use_fast_math=false",
+                                      "--ptxas-options=-v",
                                       "-default-device"};
   for (const std::string& inc : include_options()) options.push_back(inc);
 

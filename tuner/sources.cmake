@@ -8,6 +8,7 @@ set(TBTUNE_TUNER_SOURCES
   tuner/strategy.cpp
   tuner/strategies/naive.cpp
   tuner/strategies/stream.cpp
+  tuner/strategies/cmq2d.cpp
   tuner/nvrtc.cpp
   tuner/gpu.cpp
   tuner/verify.cpp

@@ -36,6 +36,7 @@ const std::vector<std::unique_ptr<Strategy>>& strategies() {
     std::vector<std::unique_ptr<Strategy>> v;
     v.push_back(make_naive_strategy());
     v.push_back(make_stream_strategy());
+    v.push_back(make_cmq2d_strategy());
     return v;
   }();
   return all;

@@ -1,0 +1,132 @@
+// templates/cmq2d.cuh: EBISU-style temporal blocking for 2D stencils (SM tiling).
+//
+// A block owns a tile of TB_TILE_X columns (one per thread) and streams it along y through the
+// rows [y0, y1) of its y segment, advancing DEPTH time steps in one pass. Each time level
+// s = 0 .. DEPTH-1 keeps a circular queue of TB_RING rows in shared memory; level s + 1 is
+// computed from level s, and level DEPTH goes straight to global memory. The queues form one
+// circular multi-queue whose slots are computed, not shifted.
+//
+// Lazy streaming: in iteration k, level 0 receives input rows [ys + k*ILP, +ILP) and level s
+// computes rows g(k, s) = ys + (k - s)*ILP - s*R .. + ILP, which only read rows that level s-1
+// finished in earlier iterations. So one __syncthreads() per iteration (per group of ILP rows)
+// is the only barrier, and TB_RING = 2*ILP + 2*R rows per level is the least that keeps the rows
+// being read and the rows being written in distinct slots.
+//
+// Columns: the tile overlaps its neighbours by DEPTH*R on each side (redundant halo work); the
+// valid output is the middle TB_TILE_X - 2*DEPTH*R columns. Rows: a segment starts streaming
+// DEPTH*R rows before y0. Cells of the boundary ring keep their value at every level, which is
+// what makes the result exact for any domain size. Input rows of the next iteration are loaded
+// into registers one iteration ahead (prefetch), so global latency overlaps the computation.
+
+#define TB_PITCH (TB_TILE_X + 2 * TB_RADIUS)  // ring row: the tile plus R padding columns per side
+
+// Shared memory for DEPTH levels of rings, each TB_RING rows of TB_PITCH values.
+template <int DEPTH>
+struct Cmq2dRings {
+  static constexpr int kBytes = DEPTH * TB_RING * TB_PITCH * (int)sizeof(real);
+};
+
+// Reads level s-1 around one cell from its ring: row slots are precomputed per row offset.
+struct Cmq2dAccess {
+  const real* ring;   // this level's ring, at the thread's column
+  const int* slot;    // slot[o] = ring row holding the row at offset o - R from the centre row
+  __device__ __forceinline__ real operator()(int dx, int dy, int) const {
+    return ring[slot[dy + TB_RADIUS] * TB_PITCH + dx];
+  }
+};
+
+// Ring slot of a row: (base + c) mod TB_RING for 0 <= base, c < TB_RING.
+__device__ __forceinline__ int cmq2d_wrap(int v) { return v >= TB_RING ? v - TB_RING : v; }
+
+template <int DEPTH>
+__device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __restrict__ out,
+                                           int nx, int ny) {
+  extern __shared__ __align__(16) unsigned char tb_smem[];
+  real* rings = reinterpret_cast<real*>(tb_smem);
+  constexpr int R = TB_RADIUS, ILP = TB_ILP, LAG = TB_ILP + TB_RADIUS;
+  constexpr int VALID_X = TB_TILE_X - 2 * DEPTH * R;
+
+  // Columns: this thread's global column and the block's valid output columns [c0, c1).
+  const int lx = threadIdx.x;
+  const int c0 = R + blockIdx.x * VALID_X;
+  const int c1 = min(c0 + VALID_X, nx - R);
+  const int gx = c0 - DEPTH * R + lx;
+  const bool col_in = gx >= 0 && gx < nx;
+  const bool col_interior = gx >= R && gx < nx - R;
+  const bool col_out = gx >= c0 && gx < c1;
+
+  // Rows: the block's output rows [y0, y1) and the input rows it streams [ys, ye).
+  const int interior_y = ny - 2 * R;
+  const int seg = (interior_y + gridDim.y - 1) / gridDim.y;
+  const int y0 = R + blockIdx.y * seg;
+  const int y1 = min(y0 + seg, ny - R);
+  if (y0 >= y1) return;
+  const int ys = max(0, y0 - DEPTH * R);
+  const int ye = min(ny, y1 + DEPTH * R);
+  const int iterations = (y1 - ys + DEPTH * R + ILP - 1) / ILP + DEPTH;
+
+  real* my_col = rings + lx + R;  // this thread's column in ring 0
+  int base = ys % TB_RING;        // ring slot of row ys + k*ILP, advanced every iteration
+
+  // Prefetch the first input rows.
+  real next[ILP];
+#pragma unroll
+  for (int j = 0; j < ILP; ++j) {
+    const int gy = ys + j;
+    next[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
+  }
+
+  for (int k = 0; k < iterations; ++k) {
+    // Level 0: this iteration's input rows into ring 0, then start loading the next ones.
+#pragma unroll
+    for (int j = 0; j < ILP; ++j) my_col[cmq2d_wrap(base + j) * TB_PITCH] = next[j];
+#pragma unroll
+    for (int j = 0; j < ILP; ++j) {
+      const int gy = ys + (k + 1) * ILP + j;
+      next[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
+    }
+
+    // Levels 1 .. DEPTH, each from the level below, ILP rows each.
+#pragma unroll
+    for (int s = 1; s <= DEPTH; ++s) {
+      const int row0 = ys + (k - s) * ILP - s * R;  // first row this level computes now
+      // Slots of level s-1 rows row0 - R .. row0 + ILP + R - 1; slot of row row0 + o - R is
+      // base - s*LAG + o - R (mod TB_RING); the constant part folds at compile time.
+      int slot[ILP + 2 * R];
+#pragma unroll
+      for (int o = 0; o < ILP + 2 * R; ++o)
+        slot[o] = cmq2d_wrap(base + ((o - R - s * LAG) % TB_RING + 2 * TB_RING) % TB_RING);
+      const Cmq2dAccess below{rings + (s - 1) * TB_RING * TB_PITCH + lx + R, slot};
+      real v[ILP];
+#pragma unroll
+      for (int j = 0; j < ILP; ++j) {
+        const int gy = row0 + j;
+        const Cmq2dAccess u{below.ring, slot + j};
+        v[j] = (col_interior && gy >= R && gy < ny - R) ? TbStencil::apply(u) : u(0, 0, 0);
+      }
+      if (s < DEPTH) {
+        real* level = rings + s * TB_RING * TB_PITCH + lx + R;
+#pragma unroll
+        for (int j = 0; j < ILP; ++j) level[slot[j + R] * TB_PITCH] = v[j];
+      } else if (col_out) {
+#pragma unroll
+        for (int j = 0; j < ILP; ++j) {
+          const int gy = row0 + j;
+          if (gy >= y0 && gy < y1) out[(long)gy * nx + gx] = v[j];
+        }
+      }
+    }
+    base = cmq2d_wrap(base + ILP % TB_RING);
+    __syncthreads();
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(TB_TILE_X)
+tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  cmq2d_pass<TB_DEPTH>(in, out, nx, ny);
+}
+
+extern "C" __global__ void __launch_bounds__(TB_TILE_X)
+tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  cmq2d_pass<1>(in, out, nx, ny);
+}

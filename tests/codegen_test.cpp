@@ -1,0 +1,95 @@
+// Code generation and NVRTC: every shipped config, every strategy that supports it, compiled for
+// sm_80 and sm_90 without a GPU; the expression printer; that spec text never reaches the source.
+#include <gtest/gtest.h>
+
+#include "test_util.hpp"
+#include "tuner/codegen.hpp"
+#include "tuner/error.hpp"
+#include "tuner/nvrtc.hpp"
+#include "tuner/strategy.hpp"
+
+namespace tbtune {
+namespace {
+
+Problem problem_from(const std::string& yaml) { return make_problem(parse_spec(yaml, "<test>")); }
+
+TEST(Codegen, PrintsTreeWithValuesNotNames) {
+  const Problem p = problem_from(
+      "name: t\ndims: 2\ndtype: float\nparams: {alpha: 0.25}\n"
+      "expr: \"alpha * (u[-1,0] + u[1,0]) + sqrt(u[0,0])\"\ndomain: [16, 16]\nsteps: 1\n");
+  const std::string e = cuda_expr(p.stencil.expr);
+  EXPECT_EQ(e.find("alpha"), std::string::npos) << e;
+  EXPECT_NE(e.find("real(0.25)"), std::string::npos) << e;
+  EXPECT_NE(e.find("u(-1, 0, 0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("tb_sqrt("), std::string::npos) << e;
+}
+
+TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
+  const Problem p = problem_from(
+      "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");
+  const std::string src = find_strategy("naive")->source(p, {});
+  EXPECT_NE(src.find("typedef float real;"), std::string::npos);
+  EXPECT_NE(src.find(kFullKernel), std::string::npos);
+  EXPECT_NE(src.find(kStepKernel), std::string::npos);
+}
+
+TEST(Nvrtc, ParsesPtxasReport) {
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'tb_full' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_full\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 1 barriers, 8192 bytes smem, 400 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function 'tb_step' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_step\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, used 0 barriers, 400 bytes cmem[0]\n";
+  const auto k = parse_ptxas_log(log);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k.at("tb_full").registers, 40);
+  EXPECT_EQ(k.at("tb_full").spill_bytes(), 16);
+  EXPECT_EQ(k.at("tb_full").stack_bytes, 8);
+  EXPECT_EQ(k.at("tb_full").smem_bytes, 8192);
+  EXPECT_EQ(k.at("tb_step").registers, 12);
+  EXPECT_EQ(k.at("tb_step").smem_bytes, 0);
+}
+
+TEST(Nvrtc, CompileErrorCarriesLog) {
+  try {
+    (void)compile_cuda("extern \"C\" __global__ void k() { undefined_thing(); }", "sm_90");
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.log().find("undefined_thing"), std::string::npos) << e.log();
+  }
+}
+
+// Every config x strategy x dtype, default parameters, for the two architectures we support.
+TEST(Nvrtc, EveryConfigCompilesForEveryStrategy) {
+  int compiled = 0;
+  for (const std::string& path : test::config_paths()) {
+    for (DType dtype : {DType::Double, DType::Float}) {
+      Problem p = make_problem(load_spec(path));
+      p.dtype = dtype;
+      for (const auto& s : strategies()) {
+        if (!s->supports(p)) continue;
+        const Params params = s->complete(p, {});
+        const std::string src = s->source(p, params);
+        for (const char* arch : {"sm_80", "sm_90"}) {
+          if (dtype == DType::Float && std::string(arch) == "sm_80") continue;  // keeps CI short
+          SCOPED_TRACE(path + " " + s->name() + " " + dtype_name(dtype) + " " + arch);
+          const CompiledModule m = compile_cuda(src, arch);
+          EXPECT_FALSE(m.cubin.empty());
+          ASSERT_TRUE(m.kernels.count(kFullKernel));
+          ASSERT_TRUE(m.kernels.count(kStepKernel));
+          EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+          EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
+          ++compiled;
+        }
+      }
+    }
+  }
+  EXPECT_GE(compiled, 40);
+}
+
+}  // namespace
+}  // namespace tbtune

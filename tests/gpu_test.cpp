@@ -1,0 +1,134 @@
+// GPU tests (CTest label `gpu`): the naive kernel against the CPU reference, every strategy at
+// several parameter points against the naive kernel (odd sizes, steps not a multiple of the
+// depth, float and double), and a tune that stores a winner that a lookup finds.
+// Every test skips when no GPU is usable.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "db/cache.hpp"
+#include "test_util.hpp"
+#include "tuner/error.hpp"
+#include "tuner/reference.hpp"
+#include "tuner/runner.hpp"
+#include "tuner/tune.hpp"
+#include "tuner/verify.hpp"
+
+namespace tbtune {
+namespace {
+
+const TimingOptions kOnce{0.0, 1, 1};
+
+class Gpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      device_ = open_device(0);
+    } catch (const NoGpuError& e) {
+      GTEST_SKIP() << "no GPU: " << e.what();
+    }
+  }
+  std::string arch() const { return arch_for(device_.cc_major, device_.cc_minor); }
+  DeviceInfo device_;
+};
+
+std::array<long, 3> odd_domain(int dims, bool large) {
+  if (dims == 2) return large ? std::array<long, 3>{1037, 389, 1} : std::array<long, 3>{53, 41, 1};
+  return large ? std::array<long, 3>{97, 71, 45} : std::array<long, 3>{29, 23, 19};
+}
+
+std::vector<unsigned char> cpu_reference(const Problem& p) {
+  std::vector<unsigned char> bytes;
+  auto take = [&](auto v) {
+    reference_run(p, v, p.steps);
+    bytes.resize(v.size() * sizeof(v[0]));
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+  };
+  if (p.dtype == DType::Float) take(make_input<float>(p));
+  else take(make_input<double>(p));
+  return bytes;
+}
+
+std::vector<unsigned char> run_naive(const Problem& p, Runner& runner, const std::string& arch) {
+  const Strategy& naive = *find_strategy("naive");
+  const CompiledModule m = compile_cuda(naive.source(p, {}), arch);
+  (void)runner.measure(naive, {}, m, nullptr, kOnce);
+  return runner.last_output();
+}
+
+TEST_F(Gpu, NaiveMatchesCpuReference) {
+  for (const std::string& path : test::config_paths())
+    for (DType dtype : {DType::Double, DType::Float}) {
+      const Problem p0 = make_problem(load_spec(path));
+      const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), false), 5);
+      SCOPED_TRACE(path + " " + dtype_name(dtype));
+      Runner runner(p, device_, kDefaultSeed);
+      const auto gpu = run_naive(p, runner, arch());
+      const auto cpu = cpu_reference(p);
+      ASSERT_EQ(gpu.size(), cpu.size());
+      EXPECT_LE(max_error(dtype, gpu.data(), cpu.data(), std::size_t(p.total_cells())), tolerance(dtype));
+    }
+}
+
+// Parameter points per strategy: defaults plus shapes that stress tile edges and remainders.
+std::vector<Params> points_for(const std::string& strategy) {
+  if (strategy == "stream") return {{{"bx", 32}, {"by", 4}, {"ppt", 4}}, {{"bx", 64}, {"by", 2}, {"ppt", 8}}};
+  if (strategy == "cmq2d")
+    return {{{"t", 3}, {"tile_x", 128}, {"ilp", 4}, {"bps", 1}},
+            {{"t", 5}, {"tile_x", 256}, {"ilp", 2}, {"bps", 2}},
+            {{"t", 1}, {"tile_x", 128}, {"ilp", 1}, {"bps", 1}},
+            {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}}};
+  return {{}};
+}
+
+TEST_F(Gpu, EveryStrategyMatchesNaive) {
+  const long steps = 11;  // not a multiple of 3, 4 or 5: the remainder kernel runs too
+  for (const std::string& path : test::config_paths())
+    for (DType dtype : {DType::Double, DType::Float}) {
+      const Problem p0 = make_problem(load_spec(path));
+      const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), true), steps);
+      Runner runner(p, device_, kDefaultSeed);
+      const auto reference = run_naive(p, runner, arch());
+      for (const auto& s : strategies()) {
+        if (s->name() == "naive" || !s->supports(p)) continue;
+        for (const Params& given : points_for(s->name())) {
+          const Params params = s->complete(p, given);
+          SCOPED_TRACE(path + " " + dtype_name(dtype) + " " + s->name() + " " + params_text(params));
+          const CompiledModule m = compile_cuda(s->source(p, params), arch());
+          const Measurement r = runner.measure(*s, params, m, &reference, kOnce);
+          EXPECT_LE(r.max_error, tolerance(dtype));
+        }
+      }
+    }
+}
+
+TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tbtune_gpu_test_" + std::to_string(::getpid()));
+  const std::string db = (dir / "t.db").string();
+  const std::string path = test::source_dir() + "/configs/j2d5pt.yaml";
+  const Problem p = test::small_problem(path, DType::Double, {515, 387, 1}, 23);
+  TuneOptions o;
+  o.top = 4;
+  o.timing = kOnce;
+  {
+    Cache cache(db, Cache::Mode::ReadWrite);
+    const TuneResult r = tune(p, o, cache);
+    ASSERT_TRUE(r.winner.has_value());
+    EXPECT_EQ(r.winner->trial.status, TrialStatus::Ok);
+    EXPECT_EQ(int(r.trials.size()), 5);
+    const Cache reader(db, Cache::Mode::ReadOnly);
+    const auto w = reader.winner(r.key);
+    ASSERT_TRUE(w.has_value());
+    EXPECT_EQ(w->trial.strategy, r.winner->trial.strategy);
+    EXPECT_EQ(w->trial.cubin, r.winner->trial.cubin);
+    EXPECT_FALSE(w->trial.cubin.empty());
+    EXPECT_EQ(reader.trials(r.key).size(), r.trials.size());
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tbtune
