@@ -121,12 +121,12 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
   }
 }
 
-extern "C" __global__ void __launch_bounds__(TB_TILE_X)
+extern "C" __global__ void __launch_bounds__(TB_TILE_X, 1)
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   cmq2d_pass<TB_DEPTH>(in, out, nx, ny);
 }
 
-extern "C" __global__ void __launch_bounds__(TB_TILE_X)
+extern "C" __global__ void __launch_bounds__(TB_TILE_X, 1)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   cmq2d_pass<1>(in, out, nx, ny);
 }

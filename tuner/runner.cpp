@@ -44,7 +44,12 @@ Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool f
     throw Error(fmt::format("{} kernel cannot run: {} threads with {} bytes of dynamic shared memory "
                             "do not fit on one SM", full ? "full" : "step",
                             l.block[0] * l.block[1] * l.block[2], l.dynamic_smem));
-  return s.launch(p, params, full, ctx);
+  l = s.launch(p, params, full, ctx);
+  const long blocks = long(l.grid[0]) * l.grid[1] * l.grid[2];
+  if (l.cooperative && blocks > long(ctx.resident_blocks_per_sm) * d.sm_count)
+    throw Error(fmt::format("{} kernel needs {} co-resident blocks but only {} x {} SMs fit",
+                            full ? "full" : "step", blocks, ctx.resident_blocks_per_sm, d.sm_count));
+  return l;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ set(TBTUNE_TUNER_SOURCES
   tuner/strategies/naive.cpp
   tuner/strategies/stream.cpp
   tuner/strategies/cmq2d.cpp
+  tuner/strategies/tile3d.cpp
   tuner/nvrtc.cpp
   tuner/gpu.cpp
   tuner/verify.cpp

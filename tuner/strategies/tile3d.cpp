@@ -1,0 +1,155 @@
+// The 3D strategies `smtile3d` (overlapped SM tiling) and `devtile3d` (device tiling with a
+// grid-wide barrier per plane group). Both stream in z through a circular multi-queue of planes
+// (templates/tile3d.cuh); they differ only in how a tile gets its halo, so one class with a flag
+// implements both. Parameters: t (steps per pass), tx x ty (x-y tile), cy (cells per thread in
+// y), z (planes per iteration; device tiling synchronises once per z planes).
+#include "tuner/strategies/strategies.hpp"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "tuner/codegen.hpp"
+#include "tuner/error.hpp"
+
+namespace tbtune {
+namespace {
+
+int ring_planes(int z, int radius) { return 2 * z + 2 * radius; }
+
+long smem_bytes(const Problem& p, int depth, int tx, int ty, int z) {
+  const int r = p.stencil.radius;
+  return long(depth) * ring_planes(z, r) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
+}
+
+// Shared-memory loads per cell: a thread computes cy cells (y) of z planes; the compiler reads
+// each distinct neighbour once for the group.
+double smem_loads_per_cell(const Stencil& s, int cy, int z) {
+  std::set<std::tuple<int, int, int>> cells;
+  for (const Offset& o : s.points)
+    for (int c = 0; c < cy; ++c)
+      for (int j = 0; j < z; ++j) cells.insert({o[0], c + o[1], j + o[2]});
+  return double(cells.size()) / (cy * z);
+}
+
+class Tile3d final : public Strategy {
+ public:
+  explicit Tile3d(bool devtile) : devtile_(devtile) {}
+  std::string name() const override { return devtile_ ? "devtile3d" : "smtile3d"; }
+  std::string summary() const override {
+    return devtile_ ? "3D device tiling: all blocks resident, halo exchange + one grid sync per plane "
+                      "group; params t, tx, ty, cy, z"
+                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z";
+  }
+  bool supports(const Problem& p) const override { return p.dims() == 3; }
+
+  std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
+    std::vector<Params> out;
+    const int r = p.stencil.radius;
+    for (int tx : {32, 64})
+      for (int ty : {8, 16, 32})
+        for (int cy : {1, 2, 4})
+          for (int z : {1, 2}) {
+            const int threads = tx * ty / cy;
+            if (ty % cy || threads < 64 || threads > 1024) continue;
+            for (int t = 1; t <= 16; ++t) {
+              const long smem = smem_bytes(p, t, tx, ty, z);
+              if (smem > d.smem_per_block) break;
+              if (!devtile_ && (tx - 2 * t * r < tx / 4 || ty - 2 * t * r < ty / 4)) break;
+              if (devtile_ && tiles(p, tx, ty) > long(d.sm_count) * blocks_per_sm(d, smem, threads)) continue;
+              out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}});
+            }
+          }
+    return out;
+  }
+
+  Params complete(const Problem& p, const Params& given) const override {
+    Params k{{"t", devtile_ ? 4 : 2}, {"tx", 32}, {"ty", devtile_ ? 16 : 32}, {"cy", 4}, {"z", 1}};
+    for (const auto& [n, v] : given) {
+      if (!k.count(n))
+        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z)", name(), n));
+      k[n] = v;
+    }
+    const int r = p.stencil.radius;
+    if (k["t"] < 1 || k["z"] < 1 || k["z"] > 8 || k["cy"] < 1 || k["ty"] % k["cy"] ||
+        k["tx"] * k["ty"] / k["cy"] > 1024 || k["tx"] < 1)
+      throw UsageError(name() + ": need t, z >= 1, z <= 8, cy dividing ty, tx * ty / cy <= 1024");
+    if (!devtile_ && (k["tx"] - 2 * k["t"] * r < 1 || k["ty"] - 2 * k["t"] * r < 1))
+      throw UsageError(fmt::format("{}: a {}x{} tile leaves no valid cells at t {} and radius {}",
+                                   name(), k["tx"], k["ty"], k["t"], r));
+    return k;
+  }
+  int depth(const Params& k) const override { return k.at("t"); }
+
+  ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile&) const override {
+    const int t = k.at("t"), tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
+    const int r = p.stencil.radius;
+    ModelTerms m;
+    m.depth = t;
+    m.a_sm = smem_loads_per_cell(p.stencil, cy, z) + 1;
+    m.a_cmp = p.stencil.flops;
+    if (devtile_) {
+      // In and out once per pass, plus each fused level's tile border written and read back by
+      // the neighbours (the halo term of eq. 5.14).
+      const double border = 2.0 * r * (tx + ty) / (double(tx) * ty);
+      m.a_gm = 2 + 2 * (t - 1) * border;
+      m.syncs_per_pass = double(p.domain[2] + t * r) / z + t;
+    } else {
+      const double v = double(tx - 2 * t * r) * (ty - 2 * t * r) / (double(tx) * ty);  // eq. 5.9
+      m.a_gm = 1 + v;  // every tile cell read, only valid ones written
+      m.valid = v;
+    }
+    m.smem_bytes = smem_bytes(p, t, tx, ty, z);
+    m.threads = tx * ty / cy;
+    m.blocks_per_sm = 1;
+    m.ilp = cy * z;
+    return m;
+  }
+
+  std::string source(const Problem& p, const Params& k) const override {
+    return assemble_source(p,
+                           {{"TB_DEVTILE", devtile_ ? 1 : 0}, {"TB_DEPTH", k.at("t")},
+                            {"TB_TX", k.at("tx")}, {"TB_TY", k.at("ty")}, {"TB_CY", k.at("cy")},
+                            {"TB_Z", k.at("z")}, {"TB_RING", ring_planes(k.at("z"), p.stencil.radius)}},
+                           "tile3d.cuh");
+  }
+
+  Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext&) const override {
+    const int r = p.stencil.radius;
+    const int depth = full ? k.at("t") : 1;
+    const int tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
+    Launch l;
+    l.block = {unsigned(tx), unsigned(ty / cy), 1};
+    l.dynamic_smem = std::size_t(smem_bytes(p, depth, tx, ty, z));
+    if (devtile_) {
+      l.grid = {ceil_div(p.domain[0], tx), ceil_div(p.domain[1], ty), 1};
+      l.cooperative = true;
+      l.scratch_elems = std::size_t(2 * std::max(depth - 1, 0) * z) * std::size_t(p.domain[0] * p.domain[1]);
+    } else {
+      l.grid = {ceil_div(p.domain[0] - 2 * r, tx - 2 * depth * r),
+                ceil_div(p.domain[1] - 2 * r, ty - 2 * depth * r), 1};
+    }
+    return l;
+  }
+
+ private:
+  static long tiles(const Problem& p, int tx, int ty) {
+    return long(ceil_div(p.domain[0], tx)) * long(ceil_div(p.domain[1], ty));
+  }
+  // Resident blocks per SM by shared memory (1 KiB per block is reserved by the hardware) and threads.
+  static int blocks_per_sm(const DeviceProfile& d, long smem, int threads) {
+    const long by_smem = d.smem_per_sm / (smem + 1024);
+    const long by_threads = d.max_threads_per_sm / threads;
+    return int(std::max(0L, std::min(by_smem, by_threads)));
+  }
+  bool devtile_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_smtile3d_strategy() { return std::make_unique<Tile3d>(false); }
+std::unique_ptr<Strategy> make_devtile3d_strategy() { return std::make_unique<Tile3d>(true); }
+
+}  // namespace tbtune
