@@ -17,6 +17,8 @@
 // DEPTH*R rows before y0. Cells of the boundary ring keep their value at every level, which is
 // what makes the result exact for any domain size. Input rows of the next iteration are loaded
 // into registers one iteration ahead (prefetch), so global latency overlaps the computation.
+// With TB_RRS (redundant register streaming) each thread also keeps the rows of its own column
+// in registers, so only the neighbouring columns are read from shared memory.
 
 #define TB_PITCH (TB_TILE_X + 2 * TB_RADIUS)  // ring row: the tile plus R padding columns per side
 
@@ -26,11 +28,16 @@ struct Cmq2dRings {
   static constexpr int kBytes = DEPTH * TB_RING * TB_PITCH * (int)sizeof(real);
 };
 
-// Reads level s-1 around one cell from its ring: row slots are precomputed per row offset.
+// Reads level s-1 around one cell. Rows of other columns come from the level's ring in shared
+// memory; with redundant register streaming (TB_RRS) the thread's own column (dx == 0) comes
+// from `own`, a register window of the rows it computed itself. Offsets are compile-time
+// constants after inlining, so the choice and the register indexing fold away.
 struct Cmq2dAccess {
-  const real* ring;   // this level's ring, at the thread's column
+  const real* ring;   // the level's ring, at the thread's column
   const int* slot;    // slot[o] = ring row holding the row at offset o - R from the centre row
+  const real* own;    // own[o] = the same row of this thread's column, in registers (TB_RRS)
   __device__ __forceinline__ real operator()(int dx, int dy, int) const {
+    if (TB_RRS && dx == 0) return own[dy + TB_RADIUS];
     return ring[slot[dy + TB_RADIUS] * TB_PITCH + dx];
   }
 };
@@ -38,12 +45,28 @@ struct Cmq2dAccess {
 // Ring slot of a row: (base + c) mod TB_RING for 0 <= base, c < TB_RING.
 __device__ __forceinline__ int cmq2d_wrap(int v) { return v >= TB_RING ? v - TB_RING : v; }
 
+// Slot of the row at offset `o` from the first row level s computes in this iteration, given the
+// slot `base` of this iteration's first input row. The constant part folds at compile time.
+__device__ __forceinline__ int cmq2d_slot(int base, int s, int o) {
+  return cmq2d_wrap(base + ((o - s * (TB_ILP + TB_RADIUS)) % TB_RING + 2 * TB_RING) % TB_RING);
+}
+
+// The register window of one level: rows [g - 2R, g + ILP) after the level computed rows
+// [g, g + ILP); the next level reads it as rows [g' - R, g' + ILP + R) with g' = g - R.
+__device__ __forceinline__ void cmq2d_push(real* window, const real* fresh) {
+  constexpr int KEEP = 2 * TB_RADIUS;
+#pragma unroll
+  for (int i = 0; i < KEEP; ++i) window[i] = window[i + TB_ILP];
+#pragma unroll
+  for (int j = 0; j < TB_ILP; ++j) window[KEEP + j] = fresh[j];
+}
+
 template <int DEPTH>
 __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __restrict__ out,
                                            int nx, int ny) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
   real* rings = reinterpret_cast<real*>(tb_smem);
-  constexpr int R = TB_RADIUS, ILP = TB_ILP, LAG = TB_ILP + TB_RADIUS;
+  constexpr int R = TB_RADIUS, ILP = TB_ILP, W = TB_ILP + 2 * TB_RADIUS;
   constexpr int VALID_X = TB_TILE_X - 2 * DEPTH * R;
 
   // Columns: this thread's global column and the block's valid output columns [c0, c1).
@@ -67,47 +90,45 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
 
   real* my_col = rings + lx + R;  // this thread's column in ring 0
   int base = ys % TB_RING;        // ring slot of row ys + k*ILP, advanced every iteration
+  real own[DEPTH][W];  // register windows of levels 0 .. DEPTH-1 (unused without TB_RRS)
 
-  // Prefetch the first input rows.
-  real next[ILP];
+  // Input rows of iteration k, loaded during iteration k - 1.
+  real cur[ILP];
 #pragma unroll
   for (int j = 0; j < ILP; ++j) {
     const int gy = ys + j;
-    next[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
+    cur[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
   }
 
   for (int k = 0; k < iterations; ++k) {
-    // Level 0: this iteration's input rows into ring 0, then start loading the next ones.
-#pragma unroll
-    for (int j = 0; j < ILP; ++j) my_col[cmq2d_wrap(base + j) * TB_PITCH] = next[j];
+    real ahead[ILP];
 #pragma unroll
     for (int j = 0; j < ILP; ++j) {
       const int gy = ys + (k + 1) * ILP + j;
-      next[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
+      ahead[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
     }
 
-    // Levels 1 .. DEPTH, each from the level below, ILP rows each.
+    // Levels DEPTH .. 1, top down, so each level reads the window of the level below before
+    // that level pushes this iteration's rows into it.
 #pragma unroll
-    for (int s = 1; s <= DEPTH; ++s) {
+    for (int s = DEPTH; s >= 1; --s) {
       const int row0 = ys + (k - s) * ILP - s * R;  // first row this level computes now
-      // Slots of level s-1 rows row0 - R .. row0 + ILP + R - 1; slot of row row0 + o - R is
-      // base - s*LAG + o - R (mod TB_RING); the constant part folds at compile time.
-      int slot[ILP + 2 * R];
+      int slot[W];
 #pragma unroll
-      for (int o = 0; o < ILP + 2 * R; ++o)
-        slot[o] = cmq2d_wrap(base + ((o - R - s * LAG) % TB_RING + 2 * TB_RING) % TB_RING);
-      const Cmq2dAccess below{rings + (s - 1) * TB_RING * TB_PITCH + lx + R, slot};
+      for (int o = 0; o < W; ++o) slot[o] = cmq2d_slot(base, s, o - R);
+      const real* below = rings + (s - 1) * TB_RING * TB_PITCH + lx + R;
       real v[ILP];
 #pragma unroll
       for (int j = 0; j < ILP; ++j) {
         const int gy = row0 + j;
-        const Cmq2dAccess u{below.ring, slot + j};
+        const Cmq2dAccess u{below, slot + j, own[s - 1] + j};
         v[j] = (col_interior && gy >= R && gy < ny - R) ? TbStencil::apply(u) : u(0, 0, 0);
       }
       if (s < DEPTH) {
         real* level = rings + s * TB_RING * TB_PITCH + lx + R;
 #pragma unroll
         for (int j = 0; j < ILP; ++j) level[slot[j + R] * TB_PITCH] = v[j];
+        if (TB_RRS) cmq2d_push(own[s], v);
       } else if (col_out) {
 #pragma unroll
         for (int j = 0; j < ILP; ++j) {
@@ -116,6 +137,13 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
         }
       }
     }
+
+    // Level 0: this iteration's input rows.
+#pragma unroll
+    for (int j = 0; j < ILP; ++j) my_col[cmq2d_wrap(base + j) * TB_PITCH] = cur[j];
+    if (TB_RRS) cmq2d_push(own[0], cur);
+#pragma unroll
+    for (int j = 0; j < ILP; ++j) cur[j] = ahead[j];
     base = cmq2d_wrap(base + ILP % TB_RING);
     __syncthreads();
   }

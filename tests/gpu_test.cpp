@@ -77,10 +77,14 @@ TEST_F(Gpu, NaiveMatchesCpuReference) {
 std::vector<Params> points_for(const std::string& strategy) {
   if (strategy == "stream") return {{{"bx", 32}, {"by", 4}, {"ppt", 4}}, {{"bx", 64}, {"by", 2}, {"ppt", 8}}};
   if (strategy == "cmq2d")
-    return {{{"t", 3}, {"tile_x", 128}, {"ilp", 4}, {"bps", 1}},
-            {{"t", 5}, {"tile_x", 256}, {"ilp", 2}, {"bps", 2}},
-            {{"t", 1}, {"tile_x", 128}, {"ilp", 1}, {"bps", 1}},
-            {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}}};
+    return {{{"t", 3}, {"tile_x", 128}, {"ilp", 4}, {"bps", 1}, {"rrs", 0}},
+            {{"t", 5}, {"tile_x", 256}, {"ilp", 2}, {"bps", 2}, {"rrs", 1}},
+            {{"t", 1}, {"tile_x", 128}, {"ilp", 1}, {"bps", 1}, {"rrs", 1}},
+            {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}}};
+  if (strategy == "smtile3d" || strategy == "devtile3d")
+    return {{{"t", 2}, {"tx", 32}, {"ty", 16}, {"cy", 4}, {"z", 1}},
+            {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}},
+            {{"t", 1}, {"tx", 64}, {"ty", 16}, {"cy", 4}, {"z", 1}}};
   return {{}};
 }
 

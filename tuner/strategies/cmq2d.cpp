@@ -1,6 +1,7 @@
 // The `cmq2d` strategy: EBISU SM tiling for 2D stencils with a circular multi-queue in shared
 // memory (templates/cmq2d.cuh). Parameters: t (time steps per pass), tile_x (columns per block,
-// one thread each), ilp (rows per thread per iteration) and bps (blocks per SM to aim for).
+// one thread each), ilp (rows per thread per iteration), bps (blocks per SM to aim for) and rrs
+// (1: redundant register streaming, the thread's own column kept in registers).
 #include "tuner/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -24,11 +25,13 @@ long smem_bytes(const Problem& p, int depth, int tile_x, int ilp) {
 int valid_x(int tile_x, int depth, int radius) { return tile_x - 2 * depth * radius; }
 
 // Shared-memory loads per cell: each thread computes `ilp` rows of one column, and the compiler
-// reads every distinct (dx, row) of the level below once for the whole group.
-double smem_loads_per_cell(const Stencil& s, int ilp) {
+// reads every distinct (dx, row) of the level below once for the whole group. With redundant
+// register streaming the thread's own column (dx = 0) comes from registers.
+double smem_loads_per_cell(const Stencil& s, int ilp, bool rrs) {
   std::set<std::pair<int, int>> cells;
   for (const Offset& o : s.points)
-    for (int j = 0; j < ilp; ++j) cells.insert({o[0], j + o[1]});
+    for (int j = 0; j < ilp; ++j)
+      if (!(rrs && o[0] == 0)) cells.insert({o[0], j + o[1]});
   return double(cells.size()) / ilp;
 }
 
@@ -36,7 +39,7 @@ class Cmq2d final : public Strategy {
  public:
   std::string name() const override { return "cmq2d"; }
   std::string summary() const override {
-    return "2D temporal blocking, circular multi-queue in shared memory; params t, tile_x, ilp, bps";
+    return "2D temporal blocking, circular multi-queue in shared memory; params t, tile_x, ilp, bps, rrs";
   }
   bool supports(const Problem& p) const override { return p.dims() == 2; }
 
@@ -46,26 +49,27 @@ class Cmq2d final : public Strategy {
     for (int tile_x : {128, 256, 512, 1024})
       for (int ilp : {1, 2, 4, 8})
         for (int bps : {1, 2})
+          for (int rrs : {0, 1})
           for (int t = 1; t <= 32; ++t) {
             if (valid_x(tile_x, t, r) < tile_x / 4) break;
             if (smem_bytes(p, t, tile_x, ilp) > d.smem_per_block) break;
             if (tile_x * bps > d.max_threads_per_sm) continue;
-            out.push_back({{"t", t}, {"tile_x", tile_x}, {"ilp", ilp}, {"bps", bps}});
+            out.push_back({{"t", t}, {"tile_x", tile_x}, {"ilp", ilp}, {"bps", bps}, {"rrs", rrs}});
           }
     return out;
   }
 
   Params complete(const Problem& p, const Params& given) const override {
-    Params k{{"t", 4}, {"tile_x", 256}, {"ilp", 4}, {"bps", 1}};
+    Params k{{"t", 4}, {"tile_x", 256}, {"ilp", 4}, {"bps", 1}, {"rrs", 1}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
-        throw UsageError(fmt::format("strategy 'cmq2d' has no parameter '{}' (t, tile_x, ilp, bps)", name));
+        throw UsageError(fmt::format("strategy 'cmq2d' has no parameter '{}' (t, tile_x, ilp, bps, rrs)", name));
       k[name] = v;
     }
     const int r = p.stencil.radius;
     if (k["t"] < 1 || k["ilp"] < 1 || k["ilp"] > 16 || k["bps"] < 1 || k["tile_x"] % 32 != 0 ||
-        k["tile_x"] < 32 || k["tile_x"] > 1024)
-      throw UsageError("cmq2d: need t >= 1, 1 <= ilp <= 16, bps >= 1, tile_x a multiple of 32 in 32..1024");
+        k["tile_x"] < 32 || k["tile_x"] > 1024 || (k["rrs"] != 0 && k["rrs"] != 1))
+      throw UsageError("cmq2d: need t >= 1, 1 <= ilp <= 16, bps >= 1, rrs 0 or 1, tile_x a multiple of 32 in 32..1024");
     if (valid_x(k["tile_x"], k["t"], r) < 1)
       throw UsageError(fmt::format("cmq2d: tile_x {} leaves no valid columns at t {} and radius {}",
                                    k["tile_x"], k["t"], r));
@@ -81,7 +85,7 @@ class Cmq2d final : public Strategy {
     const double vx = double(valid_x(tile_x, t, r)) / tile_x;
     // Per computed cell: every tile cell is read once, only the valid ones are written.
     m.a_gm = 1 + vx;
-    m.a_sm = smem_loads_per_cell(p.stencil, ilp) + 1;  // loads of the level below + one store
+    m.a_sm = smem_loads_per_cell(p.stencil, ilp, k.at("rrs") != 0) + 1;  // loads of the level below + one store
     m.a_cmp = p.stencil.flops;
     m.valid = vx;  // eq. 5.8
     m.smem_bytes = smem_bytes(p, t, tile_x, ilp);
@@ -94,7 +98,7 @@ class Cmq2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_DEPTH", k.at("t")}, {"TB_TILE_X", k.at("tile_x")},
                                {"TB_ILP", k.at("ilp")},
-                               {"TB_RING", ring_rows(k.at("ilp"), p.stencil.radius)}},
+                               {"TB_RING", ring_rows(k.at("ilp"), p.stencil.radius)}, {"TB_RRS", k.at("rrs")}},
                            "cmq2d.cuh");
   }
 
