@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/cache.hpp"
+#include "tbtune/tbtune.hpp"
 #include "test_util.hpp"
 #include "tuner/error.hpp"
 #include "tuner/reference.hpp"
@@ -130,6 +131,31 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
     EXPECT_EQ(w->trial.cubin, r.winner->trial.cubin);
     EXPECT_FALSE(w->trial.cubin.empty());
     EXPECT_EQ(reader.trials(r.key).size(), r.trials.size());
+
+    // The application-facing lookup loads that winner and reproduces the naive result.
+    LookupOptions lo;
+    lo.db = db;
+    lo.domain = p.domain;
+    lo.steps = p.steps;
+    auto kernel = TunedKernel::lookup(path, lo);
+    ASSERT_TRUE(kernel.has_value());
+    EXPECT_EQ(kernel->strategy(), r.winner->trial.strategy);
+    Runner runner(p, device_, kDefaultSeed);
+    const auto expected = run_naive(p, runner, arch());
+    const auto input = make_input<double>(p);
+    const std::size_t bytes = input.size() * sizeof(double);
+    DeviceBuffer a(bytes), b(bytes);
+    a.upload(input.data(), bytes);
+    b.upload(input.data(), bytes);
+    void* result = kernel->run(a.get(), b.get(), p.steps);
+    synchronize();
+    std::vector<double> got(input.size());
+    (result == a.get() ? a : b).download(got.data(), bytes);
+    EXPECT_LE(max_error(DType::Double, got.data(), expected.data(), got.size()), tolerance(DType::Double));
+
+    LookupOptions miss = lo;
+    miss.steps = 5000;  // another step class
+    EXPECT_FALSE(TunedKernel::lookup(path, miss).has_value());
   }
   std::filesystem::remove_all(dir);
 }

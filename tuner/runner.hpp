@@ -46,16 +46,13 @@ class Runner {
   [[nodiscard]] const DeviceInfo& device() const { return device_; }
 
  private:
-  struct Kernels;
-  void reset();                        ///< both buffers back to the input
-  void run_steps(const Kernels& k);    ///< all the problem's steps, ping-ponging a_ and b_
+  void reset();  ///< both buffers back to the input
 
   Problem problem_;
   DeviceInfo device_;
   std::size_t bytes_;
-  DeviceBuffer input_, a_, b_, scratch_;
+  DeviceBuffer input_, a_, b_;
   std::vector<unsigned char> output_;
-  bool result_in_a_ = true;
 };
 
 }  // namespace tbtune

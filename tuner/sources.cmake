@@ -13,7 +13,9 @@ set(TBTUNE_TUNER_SOURCES
   tuner/nvrtc.cpp
   tuner/gpu.cpp
   tuner/verify.cpp
+  tuner/kernel_set.cpp
   tuner/runner.cpp
   tuner/search.cpp
   tuner/tune.cpp
+  tuner/tuned_kernel.cpp
 )
