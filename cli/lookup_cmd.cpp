@@ -1,5 +1,6 @@
 // `tbtune lookup SPEC`: the stored winner for this spec, precision, domain, step class and GPU.
 // Exit 0 on a hit, 1 on a miss, 2 on an error, so scripts can branch on it.
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -24,8 +25,9 @@ int run_lookup(const LookupArgs& a) {
   const DeviceInfo d = open_device(a.device);
   const WinnerKey key{p.stencil.hash, device_record(d).fingerprint(), p.dtype, p.domain,
                       steps_class(p.steps)};
-  const Cache cache(path, Cache::Mode::ReadOnly);
-  const auto w = cache.winner(key);
+  // No cache file yet means nothing was tuned: a miss, not an error.
+  std::optional<Winner> w;
+  if (std::filesystem::exists(path)) w = Cache(path, Cache::Mode::ReadOnly).winner(key);
   if (a.json) {
     nlohmann::json j{{"hit", bool(w)}, {"stencil", stencil_json(p)}, {"device", key.device_fingerprint}};
     if (w) {

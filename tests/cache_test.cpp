@@ -1,2 +1,471 @@
+// Tests for db/cache: schema creation and versioning, round trips of every stored field,
+// read-only and foreign files, default paths, and two writers on one file.
+#include "db/cache.hpp"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+
 #include <gtest/gtest.h>
-// placeholder: to be written
+
+#include "tuner/error.hpp"
+
+namespace tbtune {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh folder per test, removed afterwards; the pid keeps parallel ctest runs apart.
+class CacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("tbtune_cache_test_" + std::to_string(getpid()) + "_" +
+                                        info->name() + "_" + std::to_string(counter++));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  [[nodiscard]] std::string db_path() const {
+    return (dir_ / "sub" / "dir" / "tbtune.db").string();
+  }
+  fs::path dir_;
+};
+
+/// Runs one SQL query on the file behind the cache's back; returns the first column of the
+/// first row as text ("" for no row).
+std::string query(const std::string& path, const std::string& sql,
+                  int flags = SQLITE_OPEN_READWRITE) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, flags, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  std::string out;
+  const int rc = sqlite3_step(st);
+  EXPECT_TRUE(rc == SQLITE_ROW || rc == SQLITE_DONE) << sqlite3_errmsg(db);
+  if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+DeviceRecord device() {
+  DeviceRecord d;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.memory_bytes = 85'000'000'000L;
+  d.driver_version = 13000;
+  d.nvrtc_major = 13;
+  d.nvrtc_minor = 0;
+  return d;
+}
+
+Stencil stencil() {
+  Stencil s;
+  s.name = "heat2d";
+  s.dims = 2;
+  s.canonical = "0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])";
+  s.hash = "0123456789abcdef";
+  return s;
+}
+
+WinnerKey key(int steps_cls = 9) {
+  return WinnerKey{
+      stencil().hash, device().fingerprint(), DType::Float, {4098, 4098, 1}, steps_cls};
+}
+
+/// A trial with every field set to something other than its default.
+Trial full_trial() {
+  Trial t;
+  t.strategy = "cmq2d";
+  t.params = {{"bx", 32}, {"by", 8}, {"depth", 4}, {"neg", -3}};
+  t.predicted.P_gcells = 812.5;
+  t.predicted.V = 0.875;
+  t.predicted.PP_gcells = 710.9375;
+  t.predicted.bottleneck = Bottleneck::SharedMemory;
+  t.predicted.fits = false;
+  t.status = TrialStatus::Ok;
+  t.message = "a message, with commas = and 'quotes'";
+  t.gcells_median = 701.25;
+  t.gcells_best = 733.0625;
+  t.seconds_median = 0.1234567890123;
+  t.repetitions = 7;
+  t.max_rel_error = 1.5e-13;
+  t.registers = 96;
+  t.spill_bytes = 16;
+  t.smem_bytes = 49152;
+  return t;
+}
+
+void expect_same(const Trial& a, const Trial& b) {
+  EXPECT_EQ(a.strategy, b.strategy);
+  EXPECT_EQ(a.params, b.params);
+  EXPECT_EQ(a.predicted.P_gcells, b.predicted.P_gcells);
+  EXPECT_EQ(a.predicted.V, b.predicted.V);
+  EXPECT_EQ(a.predicted.PP_gcells, b.predicted.PP_gcells);
+  EXPECT_EQ(a.predicted.bottleneck, b.predicted.bottleneck);
+  EXPECT_EQ(a.predicted.fits, b.predicted.fits);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.gcells_median, b.gcells_median);
+  EXPECT_EQ(a.gcells_best, b.gcells_best);
+  EXPECT_EQ(a.seconds_median, b.seconds_median);
+  EXPECT_EQ(a.repetitions, b.repetitions);
+  EXPECT_EQ(a.max_rel_error, b.max_rel_error);
+  EXPECT_EQ(a.registers, b.registers);
+  EXPECT_EQ(a.spill_bytes, b.spill_bytes);
+  EXPECT_EQ(a.smem_bytes, b.smem_bytes);
+}
+
+/// Stores the device and stencil that the foreign keys of trials and winners need.
+void seed(Cache& c) {
+  c.put_device(device());
+  c.put_stencil(stencil(), "name: heat2d\n");
+}
+
+Winner winner_with(const std::string& strategy, const std::string& created_at, int steps_cls = 9) {
+  Winner w;
+  w.key = key(steps_cls);
+  w.stencil_name = "heat2d";
+  w.steps = 1000;
+  w.trial = full_trial();
+  w.trial.strategy = strategy;
+  const char elf[] = {'\x7f', 'E', 'L', 'F', '\0', '\0', '\x01', '\xff'};
+  w.trial.cubin = std::string(elf, sizeof elf) + std::string(1000, '\0') + "end";
+  w.tool_version = "0.1.0";
+  w.created_at = created_at;
+  return w;
+}
+
+/// Expects `f` to throw CacheError whose message contains `needle`.
+template <class F>
+void expect_cache_error(F&& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no CacheError (expected one mentioning \"" << needle << "\")";
+  } catch (const CacheError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(StepsClass, PowersOfTwo) {
+  EXPECT_EQ(steps_class(0), 0);
+  EXPECT_EQ(steps_class(1), 0);
+  EXPECT_EQ(steps_class(2), 1);
+  EXPECT_EQ(steps_class(3), 1);
+  EXPECT_EQ(steps_class(4), 2);
+  EXPECT_EQ(steps_class(600), 9);
+  EXPECT_EQ(steps_class(1000), 9);
+  EXPECT_EQ(steps_class(1023), 9);
+  EXPECT_EQ(steps_class(1024), 10);
+  EXPECT_EQ(steps_class(1L << 40), 40);
+}
+
+TEST(DeviceRecord, Fingerprint) {
+  EXPECT_EQ(device().fingerprint(), "NVIDIA H100 80GB HBM3|sm_90|132SM|driver 13000|nvrtc 13.0");
+  DeviceRecord d = device();
+  d.driver_version = 13010;
+  EXPECT_NE(d.fingerprint(), device().fingerprint());
+}
+
+TEST_F(CacheTest, CreatesFoldersAndReopens) {
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);
+    EXPECT_EQ(c.path(), db_path());
+    seed(c);
+  }
+  EXPECT_TRUE(fs::exists(db_path()));
+  EXPECT_EQ(query(db_path(), "PRAGMA journal_mode"), "wal");
+  Cache rw(db_path(), Cache::Mode::ReadWrite);
+  const Cache ro(db_path(), Cache::Mode::ReadOnly);
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM devices"), "1");
+}
+
+TEST_F(CacheTest, SchemaVersion) {
+  EXPECT_EQ(Cache::schema_version(), 1);
+  { Cache c(db_path(), Cache::Mode::ReadWrite); }
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "1");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
+  { Cache c(db_path(), Cache::Mode::ReadWrite); }  // reopening does not add a row
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
+}
+
+TEST_F(CacheTest, PutDeviceAndStencilAreIdempotent) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  c.put_device(device());
+  const std::string first_seen = query(db_path(), "SELECT first_seen FROM devices");
+  c.put_device(device());
+  c.put_stencil(stencil(), "v1");
+  c.put_stencil(stencil(), "v2");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM devices"), "1");
+  EXPECT_EQ(query(db_path(), "SELECT first_seen FROM devices"), first_seen);
+  EXPECT_EQ(query(db_path(), "SELECT sm_count FROM devices"), "132");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM stencils"), "1");
+  EXPECT_EQ(query(db_path(), "SELECT spec_text FROM stencils"), "v2");
+}
+
+TEST_F(CacheTest, TrialsRoundTripInOrder) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  Trial ok = full_trial();
+  ok.cubin = "not stored with trials";
+  Trial failed;
+  failed.strategy = "naive";
+  failed.status = TrialStatus::CompileError;
+  failed.message = "error: identifier \"x\" is undefined";
+  failed.predicted.bottleneck = Bottleneck::Compute;
+  c.add_trial(key(), 1000, ok);
+  c.add_trial(key(), 1000, failed);
+  c.add_trial(key(3), 8, ok);  // another key
+
+  const auto got = c.trials(key());
+  ASSERT_EQ(got.size(), 2u);
+  expect_same(got[0], ok);
+  EXPECT_EQ(got[0].message, ok.message);
+  EXPECT_TRUE(got[0].cubin.empty());
+  expect_same(got[1], failed);
+  EXPECT_EQ(got[1].message, failed.message);
+  EXPECT_TRUE(got[1].params.empty());
+  EXPECT_EQ(query(db_path(), "SELECT params FROM trials ORDER BY id"), "bx=32,by=8,depth=4,neg=-3");
+  EXPECT_EQ(query(db_path(), "SELECT status FROM trials WHERE id = 2"), "compile_error");
+  EXPECT_EQ(c.trials(key(3)).size(), 1u);
+  EXPECT_TRUE(c.trials(key(4)).empty());
+}
+
+TEST_F(CacheTest, WinnerRoundTripWithBinaryCubin) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  const Winner w = winner_with("cmq2d", "2025-01-02T03:04:05Z");
+  ASSERT_EQ(w.trial.cubin.size(), 1011u);
+  c.put_winner(w);
+  const auto got = c.winner(w.key);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->key.stencil_hash, w.key.stencil_hash);
+  EXPECT_EQ(got->key.device_fingerprint, w.key.device_fingerprint);
+  EXPECT_EQ(got->key.dtype, w.key.dtype);
+  EXPECT_EQ(got->key.domain, w.key.domain);
+  EXPECT_EQ(got->key.steps_class, w.key.steps_class);
+  EXPECT_EQ(got->stencil_name, w.stencil_name);
+  EXPECT_EQ(got->steps, w.steps);
+  EXPECT_EQ(got->tool_version, w.tool_version);
+  EXPECT_EQ(got->created_at, w.created_at);
+  expect_same(got->trial, w.trial);
+  EXPECT_EQ(got->trial.cubin, w.trial.cubin);  // NUL bytes and all
+
+  // Read back through a read-only handle too: that is how lookups see it.
+  const Cache ro(db_path(), Cache::Mode::ReadOnly);
+  const auto again = ro.winner(w.key);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->trial.cubin, w.trial.cubin);
+}
+
+TEST_F(CacheTest, PutWinnerReplaces) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  c.put_winner(winner_with("stream", "2025-01-01T00:00:00Z"));
+  Winner better = winner_with("tile3d", "2025-01-02T00:00:00Z");
+  better.trial.cubin = "short";
+  c.put_winner(better);
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM winners"), "1");
+  const auto got = c.winner(key());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->trial.strategy, "tile3d");
+  EXPECT_EQ(got->trial.cubin, "short");
+}
+
+TEST_F(CacheTest, WinnersNewestFirstWithoutCubin) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  c.put_winner(winner_with("new", "2025-06-01T00:00:00Z", 5));
+  c.put_winner(winner_with("old", "2024-06-01T00:00:00Z", 6));
+  c.put_winner(winner_with("now", "", 7));  // empty: stamped by the cache
+  const auto all = c.winners();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].trial.strategy, "now");
+  EXPECT_EQ(all[0].created_at.size(), 20u) << all[0].created_at;  // 2025-01-02T03:04:05Z
+  EXPECT_EQ(all[1].trial.strategy, "new");
+  EXPECT_EQ(all[2].trial.strategy, "old");
+  for (const auto& w : all) EXPECT_TRUE(w.trial.cubin.empty());
+  EXPECT_EQ(all[2].key.steps_class, 6);
+}
+
+TEST_F(CacheTest, MissReturnsNullopt) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  EXPECT_FALSE(c.winner(key()));
+  seed(c);
+  c.put_winner(winner_with("cmq2d", ""));
+  WinnerKey other = key();
+  other.dtype = DType::Double;
+  EXPECT_FALSE(c.winner(other));
+  other = key();
+  other.domain[1] = 4097;
+  EXPECT_FALSE(c.winner(other));
+  EXPECT_TRUE(c.winner(key()));
+}
+
+TEST_F(CacheTest, FailedWriteLeavesNothing) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  // No device or stencil stored: the foreign keys reject the row and the transaction is
+  // rolled back, so the cache stays usable.
+  EXPECT_THROW(c.add_trial(key(), 1000, full_trial()), CacheError);
+  EXPECT_THROW(c.put_winner(winner_with("cmq2d", "")), CacheError);
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM trials"), "0");
+  seed(c);
+  c.add_trial(key(), 1000, full_trial());
+  EXPECT_EQ(c.trials(key()).size(), 1u);
+}
+
+TEST_F(CacheTest, ReadOnlyMissingFileThrows) {
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); },
+                     "no cache at '" + db_path() + "'");
+  EXPECT_FALSE(fs::exists(db_path()));  // and nothing was created
+}
+
+TEST_F(CacheTest, ReadOnlyRefusesWrites) {
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);
+    seed(c);
+  }
+  Cache ro(db_path(), Cache::Mode::ReadOnly);
+  expect_cache_error([&] { ro.put_device(device()); }, "read-only");
+  expect_cache_error([&] { ro.put_stencil(stencil(), ""); }, "read-only");
+  expect_cache_error([&] { ro.add_trial(key(), 1, full_trial()); }, "read-only");
+  expect_cache_error([&] { ro.put_winner(winner_with("x", "")); }, "read-only");
+  EXPECT_TRUE(ro.trials(key()).empty());
+  EXPECT_TRUE(ro.winners().empty());
+}
+
+TEST_F(CacheTest, GarbageFileThrows) {
+  fs::create_directories(fs::path(db_path()).parent_path());
+  const std::string garbage(4096, 'x');
+  { std::ofstream(db_path(), std::ios::binary) << garbage; }
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadWrite); }, "not an SQLite database");
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); }, "not an SQLite database");
+  EXPECT_EQ(fs::file_size(db_path()), garbage.size());  // left untouched
+}
+
+TEST_F(CacheTest, ForeignDatabaseThrows) {
+  fs::create_directories(fs::path(db_path()).parent_path());
+  query(db_path(), "CREATE TABLE other (x)", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadWrite); }, "not a tbtune cache");
+}
+
+TEST_F(CacheTest, NewerSchemaThrows) {
+  { Cache c(db_path(), Cache::Mode::ReadWrite); }
+  query(db_path(), "UPDATE schema_version SET version = 99");
+  const std::string msg =
+      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (1): upgrade tbtune";
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadWrite); }, msg);
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); }, msg);
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "99");
+}
+
+/// Sets or unsets environment variables for one scope and puts them back afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(DefaultPath, FollowsEnvironment) {
+  {
+    ScopedEnv db("TBTUNE_DB", "/tmp/x/my.db");
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(Cache::default_path(), "/tmp/x/my.db");
+  }
+  {
+    ScopedEnv db("TBTUNE_DB", "");  // empty counts as unset
+    ScopedEnv xdg("XDG_CACHE_HOME", "/xdg");
+    EXPECT_EQ(Cache::default_path(), "/xdg/tbtune/tbtune.db");
+  }
+  {
+    ScopedEnv db("TBTUNE_DB", nullptr);
+    ScopedEnv xdg("XDG_CACHE_HOME", "");
+    ScopedEnv home("HOME", "/home/me");
+    EXPECT_EQ(Cache::default_path(), "/home/me/.cache/tbtune/tbtune.db");
+  }
+}
+
+TEST_F(CacheTest, TwoWritersOnOneFile) {
+  // Two Cache objects stand in for two processes: each has its own connection and locks.
+  Cache a(db_path(), Cache::Mode::ReadWrite);
+  Cache b(db_path(), Cache::Mode::ReadWrite);
+  seed(a);
+  seed(b);
+  a.add_trial(key(), 1000, full_trial());
+  b.add_trial(key(), 1000, full_trial());
+  EXPECT_EQ(a.trials(key()).size(), 2u);
+
+  // Now at the same time: BEGIN IMMEDIATE plus the busy timeout serialise the writers
+  // instead of failing one with SQLITE_BUSY, and a reader keeps reading meanwhile.
+  constexpr int kEach = 40;
+  auto writer = [&](Cache& c, const char* strategy) {
+    Trial t = full_trial();
+    t.strategy = strategy;
+    for (int i = 0; i < kEach; ++i) {
+      t.repetitions = i;
+      c.add_trial(key(), 1000, t);
+    }
+  };
+  std::thread ta([&] { writer(a, "from_a"); });
+  std::thread tb([&] { writer(b, "from_b"); });
+  const Cache reader(db_path(), Cache::Mode::ReadOnly);
+  for (int i = 0; i < 10; ++i) EXPECT_GE(reader.trials(key()).size(), 2u);
+  ta.join();
+  tb.join();
+  const auto all = reader.trials(key());
+  ASSERT_EQ(all.size(), 2u + 2 * kEach);
+  // Each writer's trials come back in the order it wrote them.
+  int next_a = 0, next_b = 0;
+  for (std::size_t i = 2; i < all.size(); ++i)
+    EXPECT_EQ(all[i].repetitions, all[i].strategy == "from_a" ? next_a++ : next_b++);
+}
+
+TEST_F(CacheTest, OpenConcurrentlyOnNewFile) {
+  // Two processes starting on a cache that does not exist yet must not both try to create it.
+  std::atomic<int> failures{0};
+  auto open = [&] {
+    try {
+      Cache c(db_path(), Cache::Mode::ReadWrite);
+      seed(c);
+    } catch (const CacheError& e) {
+      ADD_FAILURE() << e.what();
+      ++failures;
+    }
+  };
+  std::thread t1(open), t2(open), t3(open);
+  t1.join();
+  t2.join();
+  t3.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
+}
+
+}  // namespace
+}  // namespace tbtune

@@ -1,6 +1,8 @@
 // The application-facing lookup (include/tbtune/tbtune.hpp): cache hit -> loaded kernels.
 #include "tbtune/tbtune.hpp"
 
+#include <filesystem>
+
 #include "db/cache.hpp"
 #include "tuner/error.hpp"
 #include "tuner/kernel_set.hpp"
@@ -31,8 +33,9 @@ std::optional<TunedKernel> TunedKernel::lookup(const std::string& spec_path, con
   const DeviceInfo device = open_device(o.device);
   const WinnerKey key{problem.stencil.hash, device_record(device).fingerprint(), problem.dtype,
                       problem.domain, steps_class(problem.steps)};
-  const Cache cache(o.db.empty() ? Cache::default_path() : o.db, Cache::Mode::ReadOnly);
-  auto winner = cache.winner(key);
+  const std::string path = o.db.empty() ? Cache::default_path() : o.db;
+  if (!std::filesystem::exists(path)) return std::nullopt;  // nothing tuned yet
+  auto winner = Cache(path, Cache::Mode::ReadOnly).winner(key);
   if (!winner) return std::nullopt;
   const Strategy* strategy = find_strategy(winner->trial.strategy);
   if (!strategy) throw Error("cached winner uses unknown strategy '" + winner->trial.strategy + "'");

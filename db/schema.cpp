@@ -1,0 +1,168 @@
+#include "db/schema.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "db/sqlite.hpp"
+#include "tuner/error.hpp"
+
+namespace tbtune::db {
+namespace {
+
+/// kMigrations[v] takes a database from version v to v + 1; version 0 is an empty file.
+/// Steps are never edited once released, only appended, so every old file has a path forward.
+constexpr std::array<const char*, kSchemaVersion> kMigrations{{
+    // 0 -> 1: the first schema.
+    R"sql(
+CREATE TABLE schema_version (
+  id      INTEGER PRIMARY KEY CHECK (id = 1),
+  version INTEGER NOT NULL
+);
+CREATE TABLE devices (
+  fingerprint    TEXT PRIMARY KEY,
+  name           TEXT NOT NULL,
+  cc_major       INTEGER NOT NULL,
+  cc_minor       INTEGER NOT NULL,
+  sm_count       INTEGER NOT NULL,
+  memory_bytes   INTEGER NOT NULL,
+  driver_version INTEGER NOT NULL,
+  nvrtc_major    INTEGER NOT NULL,
+  nvrtc_minor    INTEGER NOT NULL,
+  first_seen     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE TABLE stencils (
+  hash      TEXT PRIMARY KEY,
+  name      TEXT NOT NULL,
+  dims      INTEGER NOT NULL,
+  canonical TEXT NOT NULL,
+  spec_text TEXT NOT NULL
+);
+CREATE TABLE trials (
+  id                 INTEGER PRIMARY KEY,
+  stencil_hash       TEXT NOT NULL REFERENCES stencils(hash),
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  dtype              TEXT NOT NULL CHECK (dtype IN ('float', 'double')),
+  nx                 INTEGER NOT NULL,
+  ny                 INTEGER NOT NULL,
+  nz                 INTEGER NOT NULL,
+  steps_class        INTEGER NOT NULL,
+  steps              INTEGER NOT NULL,
+  strategy           TEXT NOT NULL,
+  params             TEXT NOT NULL,
+  predicted_P        REAL NOT NULL,
+  predicted_V        REAL NOT NULL,
+  predicted_PP       REAL NOT NULL,
+  bottleneck         TEXT NOT NULL,
+  fits               INTEGER NOT NULL,
+  status             TEXT NOT NULL,
+  message            TEXT NOT NULL,
+  gcells_median      REAL NOT NULL,
+  gcells_best        REAL NOT NULL,
+  seconds_median     REAL NOT NULL,
+  repetitions        INTEGER NOT NULL,
+  max_rel_error      REAL NOT NULL,
+  registers          INTEGER NOT NULL,
+  spill_bytes        INTEGER NOT NULL,
+  smem_bytes         INTEGER NOT NULL,
+  created_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX trials_by_key
+  ON trials (stencil_hash, device_fingerprint, dtype, nx, ny, nz, steps_class);
+CREATE TABLE winners (
+  stencil_hash       TEXT NOT NULL REFERENCES stencils(hash),
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  dtype              TEXT NOT NULL CHECK (dtype IN ('float', 'double')),
+  nx                 INTEGER NOT NULL,
+  ny                 INTEGER NOT NULL,
+  nz                 INTEGER NOT NULL,
+  steps_class        INTEGER NOT NULL,
+  stencil_name       TEXT NOT NULL,
+  steps              INTEGER NOT NULL,
+  strategy           TEXT NOT NULL,
+  params             TEXT NOT NULL,
+  status             TEXT NOT NULL,
+  gcells_median      REAL NOT NULL,
+  gcells_best        REAL NOT NULL,
+  seconds_median     REAL NOT NULL,
+  repetitions        INTEGER NOT NULL,
+  max_rel_error      REAL NOT NULL,
+  registers          INTEGER NOT NULL,
+  spill_bytes        INTEGER NOT NULL,
+  smem_bytes         INTEGER NOT NULL,
+  predicted_P        REAL NOT NULL,
+  predicted_V        REAL NOT NULL,
+  predicted_PP       REAL NOT NULL,
+  bottleneck         TEXT NOT NULL,
+  fits               INTEGER NOT NULL,
+  cubin              BLOB NOT NULL,
+  tool_version       TEXT NOT NULL,
+  created_at         TEXT NOT NULL,
+  PRIMARY KEY (stencil_hash, device_fingerprint, dtype, nx, ny, nz, steps_class)
+);
+)sql",
+}};
+
+}  // namespace
+
+void probe(sqlite3* db, const std::string& path) {
+  // Opening never reads the file; the first statement does, and reports SQLITE_NOTADB for a
+  // file with a foreign header. Say that in words a user recognises.
+  const int rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+  if (rc == SQLITE_NOTADB)
+    throw CacheError(fmt::format("cache '{}' is not an SQLite database ({}): move it away or "
+                                 "choose another path",
+                                 path, sqlite3_errmsg(db)),
+                     rc);
+  if (rc != SQLITE_OK) fail(db, path, "cannot read the database", rc);
+}
+
+int check_version(sqlite3* db, const std::string& path) {
+  // One statement, so both answers come from one snapshot: another process may be creating
+  // the tables right now, and two reads could see "no schema_version" and then its tables.
+  Statement tables(db, path,
+                   "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                   "name = 'schema_version'), (SELECT count(*) FROM sqlite_master WHERE "
+                   "type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\')");
+  (void)tables.step();
+  int version = 0;
+  if (tables.int32(0) != 0) {
+    // The row is written in the same transaction as the table, so it is there too.
+    Statement s(db, path, "SELECT version FROM schema_version WHERE id = 1");
+    if (s.step()) version = s.int32(0);
+  } else {
+    // Adding our tables to somebody else's database would be a surprise; refuse instead.
+    if (tables.int64(1) > 0)
+      throw CacheError(fmt::format("cache '{}' is an SQLite database but not a tbtune cache "
+                                   "(it has no schema_version table)",
+                                   path),
+                       SQLITE_MISMATCH);
+  }
+  if (version > kSchemaVersion)
+    throw CacheError(fmt::format("cache '{}' has schema version {}, newer than this tbtune ({}): "
+                                 "upgrade tbtune",
+                                 path, version, kSchemaVersion),
+                     SQLITE_MISMATCH);
+  return version;
+}
+
+void create_or_migrate(sqlite3* db, const std::string& path) {
+  // The version is read again under the write lock: another process may have created or
+  // migrated the file between our first look and BEGIN IMMEDIATE.
+  Transaction t(db, path);
+  const int from = check_version(db, path);
+  if (from == kSchemaVersion) return;  // nothing written; the guard's ROLLBACK is a no-op
+  for (int v = from; v < kSchemaVersion; ++v) {
+    const int rc =
+        sqlite3_exec(db, kMigrations[static_cast<std::size_t>(v)], nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK)
+      fail(db, path, fmt::format("cannot migrate the schema from version {} to {}", v, v + 1), rc);
+  }
+  Statement s(db, path,
+              "INSERT INTO schema_version (id, version) VALUES (1, ?) "
+              "ON CONFLICT (id) DO UPDATE SET version = excluded.version");
+  s.bind(kSchemaVersion).run();
+  t.commit();
+}
+
+}  // namespace tbtune::db

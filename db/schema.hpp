@@ -1,0 +1,26 @@
+#pragma once
+/// @file schema.hpp
+/// Internal to db/: the cache's tables (documented in docs/cache.md) and their versioning.
+#include <string>
+
+struct sqlite3;
+
+namespace tbtune::db {
+
+/// The schema this build writes. Bump it and append a step to the migration list in
+/// schema.cpp when the tables change; docs/cache.md says what each version holds.
+inline constexpr int kSchemaVersion = 1;
+
+/// Fails with a clear CacheError when the file is not an SQLite database at all, before any
+/// pragma or schema statement turns that into a less obvious message.
+void probe(sqlite3* db, const std::string& path);
+
+/// The stored schema version: 0 for an empty database. Throws CacheError for a database that
+/// holds tables but no `schema_version` (someone else's file) and for one newer than this build.
+[[nodiscard]] int check_version(sqlite3* db, const std::string& path);
+
+/// Creates the tables in an empty database or migrates an older one, in one transaction;
+/// safe when several processes open a new file at once. Needs a read-write handle.
+void create_or_migrate(sqlite3* db, const std::string& path);
+
+}  // namespace tbtune::db
