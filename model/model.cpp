@@ -1,1 +1,113 @@
-// placeholder: to be written
+// The practical attainable performance model, thesis eqs. 5.1-5.11. docs/model.md explains the
+// terms a strategy supplies and how we read the equations.
+#include "model/model.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace tbtune {
+namespace {
+
+// On cc >= 8.0 the driver keeps 1 KiB of shared memory per resident block for itself
+// (cudaDevAttrReservedSharedMemoryPerBlock); the per-SM figure includes it, the opt-in per-block
+// figure does not. Two 114 KiB blocks therefore do not fit a 228 KiB H100 SM.
+long reserved_smem_per_block(const DeviceProfile& d) { return d.cc_major >= 8 ? 1024 : 0; }
+
+// Registers are allocated per warp, per thread in units of 8 (256 per warp), on cc 7.x-9.x.
+long allocated_regs(int regs_per_thread, int threads) {
+  const long per_thread = (long(regs_per_thread) + 7) / 8 * 8;
+  const long warps = (long(threads) + 31) / 32;
+  return per_thread * 32 * warps;
+}
+
+}  // namespace
+
+const char* bottleneck_name(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::GlobalMemory: return "gm";
+    case Bottleneck::SharedMemory: return "sm";
+    case Bottleneck::Compute: return "cmp";
+  }
+  return "?";
+}
+
+std::string resource_check(const ModelTerms& m, const DeviceProfile& d) {
+  const long bps = m.blocks_per_sm;
+  if (m.smem_bytes > d.smem_per_block)
+    return fmt::format("shared memory per block: {} B > {} B opt-in limit", m.smem_bytes,
+                       d.smem_per_block);
+  const long per_block = m.smem_bytes > 0 ? m.smem_bytes + reserved_smem_per_block(d) : 0;
+  if (per_block * bps > d.smem_per_sm)
+    return fmt::format("shared memory per SM: {} blocks x ({} + {}) B = {} B > {} B", bps,
+                       m.smem_bytes, reserved_smem_per_block(d), per_block * bps, d.smem_per_sm);
+  if (bps > d.max_blocks_per_sm)
+    return fmt::format("blocks per SM: {} > {}", bps, d.max_blocks_per_sm);
+  if (long(m.threads) * bps > d.max_threads_per_sm)
+    return fmt::format("threads per SM: {} blocks x {} = {} > {}", bps, m.threads,
+                       long(m.threads) * bps, d.max_threads_per_sm);
+  if (m.regs_per_thread > 0) {
+    const long regs = allocated_regs(m.regs_per_thread, m.threads) * bps;
+    if (regs > d.regs_per_sm)
+      return fmt::format("registers per SM: {} blocks x {} threads x {} regs = {} allocated > {}",
+                         bps, m.threads, m.regs_per_thread, regs, d.regs_per_sm);
+  }
+  return {};
+}
+
+Prediction predict(const ModelTerms& m, const Problem& problem, const DeviceProfile& d) {
+  Prediction out;
+  const double S = dtype_bytes(problem.dtype);                 // S_cell, bytes
+  const double D = problem.interior_cells();                   // D_all
+  const double t = m.depth;
+  const double thr = problem.dtype == DType::Double ? d.fp64_flops : d.fp32_flops;
+
+  // Eqs. 5.2-5.4 for one pass: D_all cells advanced t steps. d_gm etc. scale D_all to the D_gm,
+  // D_sm, D_cmp of the thesis (e.g. device-tile halos re-read through global memory, 5.14).
+  const double T_gm = m.a_gm * m.d_gm * D * S / d.gm_bw;
+  const double T_sm = d.sm_bw > 0 ? m.a_sm * m.d_sm * D * t * S / d.sm_bw : 0.0;
+  const double T_cmp = thr > 0 ? m.a_cmp * m.d_cmp * D * t / thr : 0.0;
+
+  // Eqs. 5.5/5.6; on a tie the earlier (gm, then sm) is named, as the thesis' goal is to move the
+  // bottleneck off global memory and a tie means it has not yet moved.
+  double T = T_gm;
+  out.bottleneck = Bottleneck::GlobalMemory;
+  if (T_sm > T) {
+    T = T_sm;
+    out.bottleneck = Bottleneck::SharedMemory;
+  }
+  if (T_cmp > T) {
+    T = T_cmp;
+    out.bottleneck = Bottleneck::Compute;
+  }
+
+  // Eq. 5.7 in GCells/s.
+  out.P_gcells = T > 0 ? D * t / T / 1e9 : 0.0;
+
+  // V: the strategy's overlapped-tiling share (5.8/5.9), times the device-tiling share (5.11).
+  // Eq. 5.11's T_stencil is the time of the work between the n syncs it counts: we apply it per
+  // pass, with T the whole pass (D_all cells, t steps) and n = syncs_per_pass, which equals the
+  // thesis' per-tile form when every tile takes the same time.
+  out.V = m.valid;
+  if (m.syncs_per_pass > 0 && T > 0) out.V *= T / (T + d.grid_sync_s * m.syncs_per_pass);
+  out.PP_gcells = out.P_gcells * out.V;  // eq. 5.1
+
+  out.why_not = resource_check(m, d);
+  out.fits = out.why_not.empty();
+  return out;
+}
+
+double min_bytes_in_flight(const DeviceProfile& d) { return d.gm_bw * d.gm_latency_s; }
+
+double min_bytes_in_flight_per_sm(const DeviceProfile& d) {
+  return d.sm_count > 0 ? min_bytes_in_flight(d) / d.sm_count : 0.0;
+}
+
+double min_parallelism_per_sm(const DeviceProfile& d, DType dtype) {
+  return min_bytes_in_flight_per_sm(d) / dtype_bytes(dtype);
+}
+
+double parallelism_per_sm(const ModelTerms& m) {
+  return double(m.threads) * m.blocks_per_sm * m.ilp;
+}
+
+}  // namespace tbtune

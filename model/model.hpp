@@ -44,4 +44,28 @@ struct Prediction {
 [[nodiscard]] Prediction predict(const ModelTerms& terms, const Problem& problem,
                                  const DeviceProfile& device);
 
+/// Whether `terms`' resources fit one SM of `device`, checked in this order: shared memory per
+/// block, shared memory per SM (with the 1 KiB the driver reserves per block on cc >= 8.0),
+/// blocks per SM, threads per SM, registers per SM (when regs_per_thread > 0, allocated per warp
+/// in units of 8 registers per thread). Empty when it fits, else the first failing resource with
+/// the numbers, e.g. "shared memory per SM: 2 blocks x (120000 + 1024) B = 242048 B > 233472 B".
+/// `predict` fills Prediction::fits and why_not from this.
+[[nodiscard]] std::string resource_check(const ModelTerms& terms, const DeviceProfile& device);
+
+/// Little's law (thesis eqs. 2.6, 4.9): the global-memory bytes that must be in flight,
+/// device-wide, to sustain `device.gm_bw`: C = THR x L = gm_bw x gm_latency_s. Loads and stores
+/// both count, as gm_bw counts both.
+[[nodiscard]] double min_bytes_in_flight(const DeviceProfile& device);
+
+/// min_bytes_in_flight() / sm_count: what each SM must keep in flight.
+[[nodiscard]] double min_bytes_in_flight_per_sm(const DeviceProfile& device);
+
+/// The minimum necessary parallelism per SM (thesis 2.4, eq. 2.9: PAR >= C), in independent
+/// `dtype` accesses in flight per SM, i.e. the least TLP x ILP (eq. 2.8) that saturates global
+/// memory. E.g. A100 double: 1.555e12 x 600e-9 / 108 / 8 = 1080, close to the thesis' 256 x 4.
+[[nodiscard]] double min_parallelism_per_sm(const DeviceProfile& device, DType dtype);
+
+/// The parallelism a candidate provides per SM: threads x blocks_per_sm x ilp (eqs. 2.7, 2.8).
+[[nodiscard]] double parallelism_per_sm(const ModelTerms& terms);
+
 }  // namespace tbtune

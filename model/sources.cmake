@@ -1,4 +1,6 @@
 set(TBTUNE_MODEL_SOURCES
   model/device_profile.cpp
   model/model.cpp
+  model/derived.cpp
+  model/roofline_svg.cpp
 )
