@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "model/derived.hpp"
 #include "tuner/codegen.hpp"
 #include "tuner/error.hpp"
 
@@ -82,12 +83,12 @@ class Cmq2d final : public Strategy {
     const int r = p.stencil.radius;
     ModelTerms m;
     m.depth = t;
-    const double vx = double(valid_x(tile_x, t, r)) / tile_x;
+    const double vx = overlapped_valid_2d(tile_x, t, r);  // eq. 5.8
     // Per computed cell: every tile cell is read once, only the valid ones are written.
     m.a_gm = 1 + vx;
     m.a_sm = smem_loads_per_cell(p.stencil, ilp, k.at("rrs") != 0) + 1;  // loads of the level below + one store
     m.a_cmp = p.stencil.flops;
-    m.valid = vx;  // eq. 5.8
+    m.valid = vx;
     m.smem_bytes = smem_bytes(p, t, tile_x, ilp);
     m.threads = tile_x;
     m.blocks_per_sm = k.at("bps");

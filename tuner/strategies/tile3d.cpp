@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "model/derived.hpp"
 #include "tuner/codegen.hpp"
 #include "tuner/error.hpp"
 
@@ -97,7 +98,7 @@ class Tile3d final : public Strategy {
       m.a_gm = 2 + 2 * (t - 1) * border;
       m.syncs_per_pass = double(p.domain[2] + t * r) / z + t;
     } else {
-      const double v = double(tx - 2 * t * r) * (ty - 2 * t * r) / (double(tx) * ty);  // eq. 5.9
+      const double v = overlapped_valid_3d(tx, ty, t, r);  // eq. 5.9
       m.a_gm = 1 + v;  // every tile cell read, only valid ones written
       m.valid = v;
     }
