@@ -12,5 +12,7 @@ void add_check_command(CLI::App& app, Action& action);
 void add_emit_command(CLI::App& app, Action& action);
 void add_model_command(CLI::App& app, Action& action);
 void add_db_command(CLI::App& app, Action& action);
+void add_probe_command(CLI::App& app, Action& action);
+void add_report_command(CLI::App& app, Action& action);
 
 }  // namespace tbtune::cli

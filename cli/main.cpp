@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   cli::add_lookup_command(app, action);
   cli::add_emit_command(app, action);
   cli::add_db_command(app, action);
+  cli::add_probe_command(app, action);
+  cli::add_report_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,9 +1,11 @@
 // `tbtune model SPEC`: the performance model's ranking of the candidate space. Needs no GPU.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "model/derived.hpp"
 #include "tuner/error.hpp"
 #include "tuner/search.hpp"
 
@@ -23,6 +25,46 @@ nlohmann::json profile_json(const DeviceProfile& d) {
   return {{"name", d.name}, {"sm_count", d.sm_count}, {"smem_per_sm", d.smem_per_sm},
           {"gm_bw", d.gm_bw}, {"sm_bw", d.sm_bw}, {"fp32_flops", d.fp32_flops},
           {"fp64_flops", d.fp64_flops}, {"grid_sync_s", d.grid_sync_s}};
+}
+
+/// Thesis 5.7/5.9 figures from the best candidate of the strategy they are about (cmq2d in 2D,
+/// devtile3d in 3D): from `ranked` if it holds one, else from that strategy's own ranking.
+/// Null when that strategy does not support the problem.
+nlohmann::json derived_json(const Problem& p, const DeviceProfile& d,
+                            const std::vector<RankedCandidate>& ranked) {
+  const std::string name = p.dims() == 3 ? "devtile3d" : "cmq2d";
+  auto it = std::find_if(ranked.begin(), ranked.end(),
+                         [&](const RankedCandidate& c) { return c.strategy->name() == name; });
+  std::vector<RankedCandidate> own;
+  if (it == ranked.end()) {
+    own = rank_candidates(p, d, name);
+    if (own.empty()) return nullptr;
+    it = own.begin();
+  }
+  const ModelTerms& t = it->terms;
+  nlohmann::json j{{"strategy", name}, {"params", params_json(it->params)},
+                   {"a_gm", t.a_gm}, {"a_sm", t.a_sm}, {"a_cmp", t.a_cmp},
+                   {"desired_depth_sm", desired_depth_sm(t.a_gm, t.a_sm, d)},
+                   {"desired_depth_balance", desired_depth_balance(t.a_gm, t.a_cmp, d, p.dtype)}};
+  if (p.dims() == 3) {
+    j["devtile_min_tile_sm"] = devtile_min_tile(t.a_gm, t.a_sm, p.stencil.radius, d);
+    j["devtile_min_tile_balance"] =
+        devtile_min_tile_balance(t.a_gm, t.a_cmp, p.stencil.radius, d, p.dtype);
+  }
+  return j;
+}
+
+/// The derived figures as one or two lines under the table.
+void print_derived(const nlohmann::json& j) {
+  if (j.is_null()) return;
+  auto num = [&](const char* k) { return fmt::format("{:.3g}", j[k].get<double>()); };
+  fmt::print("derived from the best {} candidate ({}): a_gm {}, a_sm {}, a_cmp {}; desired depth "
+             "(eq. 5.13) for shared memory {}, (eq. 5.24) for balance {}\n",
+             j["strategy"].get<std::string>(), params_text(j["params"].get<Params>()), num("a_gm"),
+             num("a_sm"), num("a_cmp"), num("desired_depth_sm"), num("desired_depth_balance"));
+  if (j.contains("devtile_min_tile_sm"))
+    fmt::print("least device-tile side (eq. 5.23) for shared memory {}, (eq. 5.30) for balance {}\n",
+               num("devtile_min_tile_sm"), num("devtile_min_tile_balance"));
 }
 
 int run_model(const ModelArgs& a) {
@@ -58,7 +100,8 @@ int run_model(const ModelArgs& a) {
                        {"smem_bytes", c.terms.smem_bytes}, {"fits", c.prediction.fits}});
     }
     nlohmann::json j{{"stencil", stencil_json(p)}, {"device", profile_json(*profile)},
-                     {"candidates", cands}, {"space_size", ranked.size()}};
+                     {"candidates", cands}, {"space_size", ranked.size()},
+                     {"derived", derived_json(p, *profile, ranked)}};
     std::cout << j.dump(2) << '\n';
     return kOk;
   }
@@ -74,6 +117,7 @@ int run_model(const ModelArgs& a) {
                     c.prediction.fits ? "yes" : "no: " + c.prediction.why_not});
   }
   print_table({"strategy", "params", "P GCells/s", "V", "PP GCells/s", "bound", "smem B", "fits"}, rows);
+  print_derived(derived_json(p, *profile, ranked));
   return kOk;
 }
 

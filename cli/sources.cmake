@@ -8,4 +8,6 @@ set(TBTUNE_CLI_SOURCES
   cli/lookup_cmd.cpp
   cli/emit_cmd.cpp
   cli/db_cmd.cpp
+  cli/probe_cmd.cpp
+  cli/report_cmd.cpp
 )

@@ -21,6 +21,7 @@ struct TuneArgs {
   std::string strategy;
   bool json = false;
   bool quiet = false;
+  bool no_probe = false;
 };
 
 void print_ranking(const Problem& p, const DeviceProfile& profile, const std::string& only, int top) {
@@ -48,6 +49,7 @@ int run_tune(const TuneArgs& a) {
   o.top = a.top;
   o.only_strategy = a.strategy;
   o.spec_text = spec.text;
+  o.probe = !a.no_probe;
   o.compile_cache_dir = (std::filesystem::path(db_path).parent_path() / "cubins").string();
   TuneResult r;
   try {
@@ -120,6 +122,8 @@ void add_tune_command(CLI::App& app, Action& action) {
   cmd->add_option("--strategy", args->strategy, "tune only this strategy");
   cmd->add_flag("--json", args->json, "print JSON (no progress output)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  cmd->add_flag("--no-probe", args->no_probe,
+                "without a stored profile for this GPU, use the built-in one instead of probing");
   cmd->callback([&action, args] { action = [args] { return run_tune(*args); }; });
 }
 

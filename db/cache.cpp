@@ -11,6 +11,7 @@
 #include "db/rows.hpp"
 #include "db/schema.hpp"
 #include "db/sqlite.hpp"
+#include "model/profile_json.hpp"
 #include "tuner/error.hpp"
 
 namespace tbtune {
@@ -231,6 +232,38 @@ std::vector<Winner> Cache::winners() const {
   std::vector<Winner> out;
   while (s.step()) out.push_back(read_winner(s, path_, false));
   return out;
+}
+
+void Cache::put_profile(const std::string& fingerprint, const DeviceProfile& profile) {
+  require_writable(db_, path_);
+  Transaction t(db_, path_);
+  // A re-probe replaces the old figures and its timestamp: the newest measurement counts.
+  Statement s(db_, path_,
+              "INSERT OR REPLACE INTO profiles (device_fingerprint, json) VALUES (?, ?)");
+  s.bind(fingerprint).bind(profile_to_json(profile).dump());
+  s.run();
+  t.commit();
+}
+
+std::optional<DeviceProfile> Cache::profile(const std::string& fingerprint) const {
+  Statement s(db_, path_, "SELECT json FROM profiles WHERE device_fingerprint = ?");
+  s.bind(fingerprint);
+  if (!s.step()) return std::nullopt;
+  const std::string text = s.text(0);
+  try {
+    return profile_from_json(nlohmann::json::parse(text));
+  } catch (const std::exception& e) {  // nlohmann's parse_error or our Error
+    throw CacheError(fmt::format("cache '{}': the profile stored for '{}' is unreadable: {}",
+                                 path_, fingerprint, e.what()),
+                     SQLITE_CORRUPT);
+  }
+}
+
+std::optional<std::string> Cache::spec_text(const std::string& hash) const {
+  Statement s(db_, path_, "SELECT spec_text FROM stencils WHERE hash = ?");
+  s.bind(hash);
+  if (!s.step()) return std::nullopt;
+  return s.text(0);
 }
 
 }  // namespace tbtune

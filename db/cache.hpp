@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/device_profile.hpp"
 #include "tuner/spec.hpp"
 #include "tuner/stencil.hpp"
 #include "tuner/trial.hpp"
@@ -76,6 +77,16 @@ class Cache {
   [[nodiscard]] std::optional<Winner> winner(const WinnerKey& key) const;
   /// All winners (CUBIN left empty), newest first.
   [[nodiscard]] std::vector<Winner> winners() const;
+
+  /// Stores (replacing any earlier one) the measured profile of the device with `fingerprint`
+  /// (DeviceRecord::fingerprint()). The device need not be stored: a probe stands alone.
+  void put_profile(const std::string& fingerprint, const DeviceProfile& profile);
+  /// The profile stored for `fingerprint`, or nullopt. Throws CacheError for a stored JSON text
+  /// that does not read as a profile.
+  [[nodiscard]] std::optional<DeviceProfile> profile(const std::string& fingerprint) const;
+  /// The spec text stored with stencil `hash` (empty if it was stored without one), or nullopt
+  /// when no such stencil is stored.
+  [[nodiscard]] std::optional<std::string> spec_text(const std::string& hash) const;
 
  private:
   std::string path_;

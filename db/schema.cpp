@@ -101,6 +101,15 @@ CREATE TABLE winners (
   PRIMARY KEY (stencil_hash, device_fingerprint, dtype, nx, ny, nz, steps_class)
 );
 )sql",
+    // 1 -> 2: measured device profiles (`tbtune probe`), one per device fingerprint, as the
+    // JSON of model/profile_json.hpp so a new DeviceProfile field needs no migration.
+    R"sql(
+CREATE TABLE profiles (
+  device_fingerprint TEXT PRIMARY KEY,
+  json               TEXT NOT NULL,
+  created_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+)sql",
 }};
 
 }  // namespace

@@ -191,9 +191,9 @@ TEST_F(CacheTest, CreatesFoldersAndReopens) {
 }
 
 TEST_F(CacheTest, SchemaVersion) {
-  EXPECT_EQ(Cache::schema_version(), 1);
+  EXPECT_EQ(Cache::schema_version(), 2);
   { Cache c(db_path(), Cache::Mode::ReadWrite); }
-  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "1");
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "2");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
   { Cache c(db_path(), Cache::Mode::ReadWrite); }  // reopening does not add a row
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
@@ -363,7 +363,7 @@ TEST_F(CacheTest, NewerSchemaThrows) {
   { Cache c(db_path(), Cache::Mode::ReadWrite); }
   query(db_path(), "UPDATE schema_version SET version = 99");
   const std::string msg =
-      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (1): upgrade tbtune";
+      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (2): upgrade tbtune";
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadWrite); }, msg);
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); }, msg);
   EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "99");
@@ -465,6 +465,114 @@ TEST_F(CacheTest, OpenConcurrentlyOnNewFile) {
   t3.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
+}
+
+// ---- Schema v2: measured device profiles ----
+
+/// A profile with every field different from DeviceProfile's defaults and from h100's.
+DeviceProfile probed() {
+  DeviceProfile p = *builtin_profile("h100");
+  p.name = "probed:NVIDIA H100 80GB HBM3";
+  p.gm_bw = 2.8123456789e12;
+  p.sm_bw = 33.0987654321e12;
+  p.fp64_flops = 31.5e12;
+  p.fp32_flops = 62.75e12;
+  p.grid_sync_s = 1.1234e-6;
+  p.gm_latency_s = 512.5e-9;
+  p.l2_bytes = 52428800;
+  return p;
+}
+
+void expect_same(const DeviceProfile& a, const DeviceProfile& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.cc_major, b.cc_major);
+  EXPECT_EQ(a.cc_minor, b.cc_minor);
+  EXPECT_EQ(a.sm_count, b.sm_count);
+  EXPECT_EQ(a.smem_per_sm, b.smem_per_sm);
+  EXPECT_EQ(a.smem_per_block, b.smem_per_block);
+  EXPECT_EQ(a.regs_per_sm, b.regs_per_sm);
+  EXPECT_EQ(a.max_threads_per_sm, b.max_threads_per_sm);
+  EXPECT_EQ(a.max_blocks_per_sm, b.max_blocks_per_sm);
+  EXPECT_EQ(a.l2_bytes, b.l2_bytes);
+  EXPECT_EQ(a.clock_ghz, b.clock_ghz);
+  EXPECT_EQ(a.gm_bw, b.gm_bw);  // exact: JSON numbers keep every bit of a double
+  EXPECT_EQ(a.sm_bw, b.sm_bw);
+  EXPECT_EQ(a.fp32_flops, b.fp32_flops);
+  EXPECT_EQ(a.fp64_flops, b.fp64_flops);
+  EXPECT_EQ(a.grid_sync_s, b.grid_sync_s);
+  EXPECT_EQ(a.gm_latency_s, b.gm_latency_s);
+}
+
+TEST_F(CacheTest, ProfileRoundTrip) {
+  const std::string fp = device().fingerprint();
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);
+    EXPECT_FALSE(c.profile(fp));
+    c.put_profile(fp, probed());  // no device row needed
+  }
+  const Cache ro(db_path(), Cache::Mode::ReadOnly);
+  const auto got = ro.profile(fp);
+  ASSERT_TRUE(got);
+  expect_same(*got, probed());
+  EXPECT_FALSE(ro.profile(fp + "x"));
+  Cache writable_ro(db_path(), Cache::Mode::ReadOnly);
+  expect_cache_error([&] { writable_ro.put_profile(fp, probed()); }, "open read-only");
+  EXPECT_NE(query(db_path(), "SELECT created_at FROM profiles"), "");
+}
+
+TEST_F(CacheTest, ProfileReplaced) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  const std::string fp = device().fingerprint();
+  c.put_profile(fp, probed());
+  DeviceProfile again = probed();
+  again.gm_bw = 2.5e12;
+  c.put_profile(fp, again);
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM profiles"), "1");
+  EXPECT_EQ(c.profile(fp)->gm_bw, 2.5e12);
+}
+
+TEST_F(CacheTest, UnreadableProfileThrows) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  query(db_path(), "INSERT INTO profiles (device_fingerprint, json) VALUES ('a', '{\"gm_bw\": \"x\"}')");
+  query(db_path(), "INSERT INTO profiles (device_fingerprint, json) VALUES ('b', 'not json')");
+  expect_cache_error([&] { (void)c.profile("a"); }, "the profile stored for 'a' is unreadable");
+  expect_cache_error([&] { (void)c.profile("b"); }, "the profile stored for 'b' is unreadable");
+}
+
+TEST_F(CacheTest, SpecText) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  EXPECT_FALSE(c.spec_text(stencil().hash));
+  seed(c);
+  EXPECT_EQ(c.spec_text(stencil().hash), std::optional<std::string>("name: heat2d\n"));
+}
+
+TEST_F(CacheTest, MigratesVersion1ToVersion2) {
+  // A version-1 file: what tbtune 0.1 wrote, i.e. today's tables without `profiles`.
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);
+    seed(c);
+    c.add_trial(key(), 1000, full_trial());
+    c.put_winner(winner_with("cmq2d", "2025-01-02T03:04:05Z"));
+  }
+  query(db_path(), "DROP TABLE profiles");
+  query(db_path(), "UPDATE schema_version SET version = 1");
+  // Read-only cannot migrate, and says so without touching the file.
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); },
+                     "has schema version 1, older than this tbtune (2)");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'profiles'"), "0");
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);  // migrates
+    EXPECT_FALSE(c.profile(device().fingerprint()));
+    c.put_profile(device().fingerprint(), probed());
+  }
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "2");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
+  const Cache ro(db_path(), Cache::Mode::ReadOnly);
+  EXPECT_EQ(ro.trials(key()).size(), 1u);  // version-1 data survives
+  ASSERT_TRUE(ro.winner(key()));
+  EXPECT_EQ(ro.winner(key())->trial.cubin, winner_with("cmq2d", "").trial.cubin);
+  ASSERT_TRUE(ro.profile(device().fingerprint()));
+  expect_same(*ro.profile(device().fingerprint()), probed());
 }
 
 }  // namespace

@@ -122,6 +122,15 @@ void launch_kernel(const void* kernel, const Launch& l, const void* in, void* ou
     TB_CUDA(cudaLaunchKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
 }
 
+void launch_kernel_args(const void* kernel, const Launch& l, void** args) {
+  const dim3 grid(l.grid[0], l.grid[1], l.grid[2]);
+  const dim3 block(l.block[0], l.block[1], l.block[2]);
+  if (l.cooperative)
+    TB_CUDA(cudaLaunchCooperativeKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
+  else
+    TB_CUDA(cudaLaunchKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
+}
+
 void synchronize() {
   TB_CUDA(cudaGetLastError());
   TB_CUDA(cudaDeviceSynchronize());

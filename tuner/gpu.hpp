@@ -73,6 +73,10 @@ class LoadedModule {
 void launch_kernel(const void* kernel, const Launch& launch, const void* in, void* out, int nx,
                    int ny, int nz, void* scratch);
 
+/// Launches `kernel` with any argument list: `args[i]` points at the i-th argument's value, as
+/// for cudaLaunchKernel. Cooperative when `launch.cooperative`.
+void launch_kernel_args(const void* kernel, const Launch& launch, void** args);
+
 /// Waits for the device and throws CudaError for any error a kernel raised.
 void synchronize();
 

@@ -1,6 +1,7 @@
 set(TBTUNE_TUNER_SOURCES
   tuner/expr.cpp
   tuner/spec.cpp
+  tuner/scalar_pos.cpp
   tuner/stencil.cpp
   tuner/reference.cpp
   tuner/trial.cpp

@@ -29,7 +29,8 @@ struct Spec {
   std::string text;           ///< the file's text, kept for the cache
 };
 
-/// Reads and validates the spec at `path`. Throws SpecError ("file:line:col: message").
+/// Reads and validates the spec at `path`. Throws SpecError ("file:line:col: message"); a file
+/// that cannot be read throws a plain tbtune::Error ("cannot read 'path': <strerror>").
 [[nodiscard]] Spec load_spec(const std::string& path);
 
 /// Parses spec text; `path` is used only in error messages.

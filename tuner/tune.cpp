@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/probe.hpp"
 #include "tuner/error.hpp"
 #include "tuner/nvrtc.hpp"
 #include "tuner/verify.hpp"
@@ -103,8 +104,16 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
                 const ProgressFn& progress) {
   TuneResult result;
   result.device = open_device(options.device);
-  result.profile = profile_for(result.device);
   const DeviceRecord record = device_record(result.device);
+  // The model uses this GPU's measured profile: stored by an earlier probe, else probed now.
+  if (auto stored = cache.profile(record.fingerprint())) {
+    result.profile = *stored;
+  } else if (options.probe) {
+    result.profile = probe_device(result.device, {9, options.compile_cache_dir}).profile;
+    cache.put_profile(record.fingerprint(), result.profile);
+  } else {
+    result.profile = profile_for(result.device);
+  }
   result.key = WinnerKey{problem.stencil.hash, record.fingerprint(), problem.dtype, problem.domain,
                          steps_class(problem.steps)};
   cache.put_device(record);

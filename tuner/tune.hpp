@@ -24,6 +24,7 @@ struct TuneOptions {
   std::string compile_cache_dir;   ///< folder of compiled CUBINs (empty: none)
   TimingOptions timing;
   std::string spec_text;           ///< stored with the stencil in the cache
+  bool probe = true;               ///< no stored profile for this GPU: probe it (and store it)
 };
 
 /// Progress events, for the CLI to show; the library never prints.
