@@ -4,13 +4,18 @@
 // rows [y0, y1) of its y segment, advancing DEPTH time steps in one pass. Each time level
 // s = 0 .. DEPTH-1 keeps a circular queue of TB_RING rows in shared memory; level s + 1 is
 // computed from level s, and level DEPTH goes straight to global memory. The queues form one
-// circular multi-queue whose slots are computed, not shifted.
+// circular multi-queue.
 //
 // Lazy streaming: in iteration k, level 0 receives input rows [ys + k*ILP, +ILP) and level s
 // computes rows g(k, s) = ys + (k - s)*ILP - s*R .. + ILP, which only read rows that level s-1
 // finished in earlier iterations. So one __syncthreads() per iteration (per group of ILP rows)
-// is the only barrier, and TB_RING = 2*ILP + 2*R rows per level is the least that keeps the rows
-// being read and the rows being written in distinct slots.
+// is the only barrier. A level's ring must hold the rows being read and the rows being written,
+// 2*ILP + 2*R; TB_RING is the least multiple of ILP that does (TB_PHASES = TB_RING / ILP).
+//
+// Computed addresses, no index arithmetic: row y of a level lives in ring slot (y - ys) mod
+// TB_RING. The main loop is unrolled TB_PHASES times, and after TB_PHASES iterations every level
+// has advanced exactly TB_RING rows, so in each unrolled copy every slot is a compile-time
+// constant and every shared-memory access is a fixed offset from one per-thread pointer.
 //
 // Columns: the tile overlaps its neighbours by DEPTH*R on each side (redundant halo work); the
 // valid output is the middle TB_TILE_X - 2*DEPTH*R columns. Rows: a segment starts streaming
@@ -21,35 +26,26 @@
 // in registers, so only the neighbouring columns are read from shared memory.
 
 #define TB_PITCH (TB_TILE_X + 2 * TB_RADIUS)  // ring row: the tile plus R padding columns per side
+#define TB_PHASES (TB_RING / TB_ILP)
 
-// Shared memory for DEPTH levels of rings, each TB_RING rows of TB_PITCH values.
-template <int DEPTH>
-struct Cmq2dRings {
-  static constexpr int kBytes = DEPTH * TB_RING * TB_PITCH * (int)sizeof(real);
-};
+// (v mod TB_RING) in 0 .. TB_RING-1 for any int v; folds to a constant when v is one.
+__device__ __forceinline__ constexpr int cmq2d_slot(int v) {
+  return ((v % TB_RING) + TB_RING) % TB_RING;
+}
 
-// Reads level s-1 around one cell. Rows of other columns come from the level's ring in shared
-// memory; with redundant register streaming (TB_RRS) the thread's own column (dx == 0) comes
-// from `own`, a register window of the rows it computed itself. Offsets are compile-time
-// constants after inlining, so the choice and the register indexing fold away.
+// Reads level s-1 around one cell of row `rel` (relative to ys, mod TB_RING). Other columns
+// come from the level's ring in shared memory; with redundant register streaming (TB_RRS) the
+// thread's own column (dx == 0) comes from `own`, a register window of the rows it computed
+// itself. After inlining and unrolling, `rel`, the offsets and so every address are constants.
 struct Cmq2dAccess {
-  const real* ring;   // the level's ring, at the thread's column
-  const int* slot;    // slot[o] = ring row holding the row at offset o - R from the centre row
-  const real* own;    // own[o] = the same row of this thread's column, in registers (TB_RRS)
+  const real* ring;  // the level's ring, at the thread's column, slot 0
+  int rel;           // ring row of the centre cell (before the mod)
+  const real* own;   // own[R + dy] = row (centre + dy) of this thread's column (TB_RRS)
   __device__ __forceinline__ real operator()(int dx, int dy, int) const {
     if (TB_RRS && dx == 0) return own[dy + TB_RADIUS];
-    return ring[slot[dy + TB_RADIUS] * TB_PITCH + dx];
+    return ring[cmq2d_slot(rel + dy) * TB_PITCH + dx];
   }
 };
-
-// Ring slot of a row: (base + c) mod TB_RING for 0 <= base, c < TB_RING.
-__device__ __forceinline__ int cmq2d_wrap(int v) { return v >= TB_RING ? v - TB_RING : v; }
-
-// Slot of the row at offset `o` from the first row level s computes in this iteration, given the
-// slot `base` of this iteration's first input row. The constant part folds at compile time.
-__device__ __forceinline__ int cmq2d_slot(int base, int s, int o) {
-  return cmq2d_wrap(base + ((o - s * (TB_ILP + TB_RADIUS)) % TB_RING + 2 * TB_RING) % TB_RING);
-}
 
 // The register window of one level: rows [g - 2R, g + ILP) after the level computed rows
 // [g, g + ILP); the next level reads it as rows [g' - R, g' + ILP + R) with g' = g - R.
@@ -86,10 +82,13 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
   if (y0 >= y1) return;
   const int ys = max(0, y0 - DEPTH * R);
   const int ye = min(ny, y1 + DEPTH * R);
-  const int iterations = (y1 - ys + DEPTH * R + ILP - 1) / ILP + DEPTH;
+  // Enough iterations for level DEPTH to pass y1, rounded up to whole unrolled rounds; the
+  // extra iterations read nothing (guarded loads) and write nothing (guarded stores).
+  const int needed = (y1 - ys + DEPTH * R + ILP - 1) / ILP + DEPTH;
+  const int iterations = (needed + TB_PHASES - 1) / TB_PHASES * TB_PHASES;
 
-  real* my_col = rings + lx + R;  // this thread's column in ring 0
-  int base = ys % TB_RING;        // ring slot of row ys + k*ILP, advanced every iteration
+  real* col = rings + lx + R;  // this thread's column in the ring of level 0
+  const real* in_col = in + gx;
   real own[DEPTH][W];  // register windows of levels 0 .. DEPTH-1 (unused without TB_RRS)
 
   // Input rows of iteration k, loaded during iteration k - 1.
@@ -97,64 +96,65 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
 #pragma unroll
   for (int j = 0; j < ILP; ++j) {
     const int gy = ys + j;
-    cur[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
+    cur[j] = (col_in && gy < ye) ? __ldg(in_col + (long)gy * nx) : real(0);
   }
 
-  for (int k = 0; k < iterations; ++k) {
-    real ahead[ILP];
+  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) {
 #pragma unroll
-    for (int j = 0; j < ILP; ++j) {
-      const int gy = ys + (k + 1) * ILP + j;
-      ahead[j] = (col_in && gy < ye) ? __ldg(in + (long)gy * nx + gx) : real(0);
-    }
-
-    // Levels DEPTH .. 1, top down, so each level reads the window of the level below before
-    // that level pushes this iteration's rows into it.
-#pragma unroll
-    for (int s = DEPTH; s >= 1; --s) {
-      const int row0 = ys + (k - s) * ILP - s * R;  // first row this level computes now
-      int slot[W];
-#pragma unroll
-      for (int o = 0; o < W; ++o) slot[o] = cmq2d_slot(base, s, o - R);
-      const real* below = rings + (s - 1) * TB_RING * TB_PITCH + lx + R;
-      real v[ILP];
+    for (int ph = 0; ph < TB_PHASES; ++ph) {
+      const int k = k0 + ph;
+      real ahead[ILP];
 #pragma unroll
       for (int j = 0; j < ILP; ++j) {
-        const int gy = row0 + j;
-        const Cmq2dAccess u{below, slot + j, own[s - 1] + j};
-        v[j] = (col_interior && gy >= R && gy < ny - R) ? TbStencil::apply(u) : u(0, 0, 0);
+        const int gy = ys + (k + 1) * ILP + j;
+        ahead[j] = (col_in && gy < ye) ? __ldg(in_col + (long)gy * nx) : real(0);
       }
-      if (s < DEPTH) {
-        real* level = rings + s * TB_RING * TB_PITCH + lx + R;
+
+      // Levels DEPTH .. 1, top down, so each level reads the window of the level below before
+      // that level pushes this iteration's rows into it.
 #pragma unroll
-        for (int j = 0; j < ILP; ++j) level[slot[j + R] * TB_PITCH] = v[j];
-        if (TB_RRS) cmq2d_push(own[s], v);
-      } else if (col_out) {
+      for (int s = DEPTH; s >= 1; --s) {
+        const int rel0 = (ph - s) * ILP - s * R;   // ring row of the first row computed, + k0*ILP
+        const int row0 = ys + k0 * ILP + rel0;     // its global row
+        const real* below = col + (s - 1) * TB_RING * TB_PITCH;
+        real v[ILP];
 #pragma unroll
         for (int j = 0; j < ILP; ++j) {
           const int gy = row0 + j;
-          if (gy >= y0 && gy < y1) out[(long)gy * nx + gx] = v[j];
+          const Cmq2dAccess u{below, rel0 + j, own[s - 1] + j};
+          v[j] = (col_interior && gy >= R && gy < ny - R) ? TbStencil::apply(u) : u(0, 0, 0);
+        }
+        if (s < DEPTH) {
+          real* level = col + s * TB_RING * TB_PITCH;
+#pragma unroll
+          for (int j = 0; j < ILP; ++j) level[cmq2d_slot(rel0 + j) * TB_PITCH] = v[j];
+          if (TB_RRS) cmq2d_push(own[s], v);
+        } else if (col_out) {
+#pragma unroll
+          for (int j = 0; j < ILP; ++j) {
+            const int gy = row0 + j;
+            if (gy >= y0 && gy < y1) out[(long)gy * nx + gx] = v[j];
+          }
         }
       }
-    }
 
-    // Level 0: this iteration's input rows.
+      // Level 0: this iteration's input rows.
 #pragma unroll
-    for (int j = 0; j < ILP; ++j) my_col[cmq2d_wrap(base + j) * TB_PITCH] = cur[j];
-    if (TB_RRS) cmq2d_push(own[0], cur);
+      for (int j = 0; j < ILP; ++j) col[cmq2d_slot(ph * ILP + j) * TB_PITCH] = cur[j];
+      if (TB_RRS) cmq2d_push(own[0], cur);
 #pragma unroll
-    for (int j = 0; j < ILP; ++j) cur[j] = ahead[j];
-    base = cmq2d_wrap(base + ILP % TB_RING);
-    __syncthreads();
+      for (int j = 0; j < ILP; ++j) cur[j] = ahead[j];
+      __syncthreads();
+    }
   }
 }
 
-extern "C" __global__ void __launch_bounds__(TB_TILE_X, 1)
+extern "C" __global__ void __launch_bounds__(TB_TILE_X, TB_BPS)
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   cmq2d_pass<TB_DEPTH>(in, out, nx, ny);
 }
 
-extern "C" __global__ void __launch_bounds__(TB_TILE_X, 1)
+extern "C" __global__ void __launch_bounds__(TB_TILE_X, TB_BPS)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   cmq2d_pass<1>(in, out, nx, ny);
 }

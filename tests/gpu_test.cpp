@@ -4,6 +4,7 @@
 // Every test skips when no GPU is usable.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -81,7 +82,8 @@ std::vector<Params> points_for(const std::string& strategy) {
     return {{{"t", 3}, {"tile_x", 128}, {"ilp", 4}, {"bps", 1}, {"rrs", 0}},
             {{"t", 5}, {"tile_x", 256}, {"ilp", 2}, {"bps", 2}, {"rrs", 1}},
             {{"t", 1}, {"tile_x", 128}, {"ilp", 1}, {"bps", 1}, {"rrs", 1}},
-            {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}}};
+            {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}},
+            {{"t", 7}, {"tile_x", 512}, {"ilp", 3}, {"bps", 1}, {"rrs", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
     return {{{"t", 2}, {"tx", 32}, {"ty", 16}, {"cy", 4}, {"z", 1}},
             {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}},
@@ -99,13 +101,25 @@ TEST_F(Gpu, EveryStrategyMatchesNaive) {
       const auto reference = run_naive(p, runner, arch());
       for (const auto& s : strategies()) {
         if (s->name() == "naive" || !s->supports(p)) continue;
+        int ran = 0;
         for (const Params& given : points_for(s->name())) {
           const Params params = s->complete(p, given);
-          SCOPED_TRACE(path + " " + dtype_name(dtype) + " " + s->name() + " " + params_text(params));
-          const CompiledModule m = compile_cuda(s->source(p, params), arch());
-          const Measurement r = runner.measure(*s, params, m, &reference, kOnce);
-          EXPECT_LE(r.max_error, tolerance(dtype));
+          const std::string what = path + " " + dtype_name(dtype) + " " + s->name() + " " + params_text(params);
+          SCOPED_TRACE(what);
+          try {
+            const CompiledModule m = compile_cuda(s->source(p, params), arch());
+            const Measurement r = runner.measure(*s, params, m, &reference, kOnce);
+            EXPECT_LE(r.max_error, tolerance(dtype));
+            ++ran;
+          } catch (const CudaError& e) {
+            ADD_FAILURE() << what << ": " << e.what();
+          } catch (const Error& e) {
+            // Too large for this device (shared memory, co-residency): a `resources` trial in a
+            // tune, not a wrong kernel.
+            std::printf("  skipped %s: %s\n", what.c_str(), e.what());
+          }
         }
+        EXPECT_GT(ran, 0) << path << " " << dtype_name(dtype) << ": no point of " << s->name() << " fits";
       }
     }
 }

@@ -66,6 +66,19 @@ const std::string& template_text(const std::string& name) {
   return *text;
 }
 
+// The affine form as one accumulation, which the compiler contracts into fused multiply-adds.
+std::string linear_body(const LinearForm& f) {
+  std::string out;
+  for (std::size_t i = 0; i < f.terms.size(); ++i) {
+    const auto& t = f.terms[i];
+    out += fmt::format("    {} {} * u({}, {}, {});\n", i == 0 ? "real acc =" : "acc +=", number(t.coef),
+                       t.at[0], t.at[1], t.at[2]);
+  }
+  if (f.terms.empty()) out += "    real acc = real(0);\n";
+  if (f.constant != 0) out += "    acc += " + number(f.constant) + ";\n";
+  return out + "    return acc;\n";
+}
+
 }  // namespace
 
 std::string cuda_expr(const Expr& e) {
@@ -86,7 +99,8 @@ std::string assemble_source(const Problem& problem, const Defines& defines,
   src += template_text("common.cuh");
   src += "\n// The stencil, printed from the parsed spec.\nstruct TbStencil {\n";
   src += "  template <class U>\n  __device__ __forceinline__ static real apply(const U& u) {\n";
-  src += "    return " + cuda_expr(s.expr) + ";\n  }\n};\n\n";
+  src += s.linear ? linear_body(*s.linear) : "    return " + cuda_expr(s.expr) + ";\n";
+  src += "  }\n};\n\n";
   src += template_text(template_name);
   return src;
 }

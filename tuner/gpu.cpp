@@ -10,6 +10,9 @@ namespace tbtune {
 namespace {
 
 [[noreturn]] void fail(cudaError_t e, const char* call, int line) {
+  // Reset the error state so a failed, non-sticky call (a bad launch configuration) does not
+  // surface again at the next unrelated check; sticky errors stay.
+  (void)cudaGetLastError();
   const std::string msg = fmt::format("CUDA error in {} (tuner/gpu.cpp:{}): {} ({})", call, line,
                                       cudaGetErrorString(e), cudaGetErrorName(e));
   if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)

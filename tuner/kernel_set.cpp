@@ -14,6 +14,10 @@ Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool f
                const void* kernel, const DeviceInfo& d) {
   LaunchContext ctx{d.sm_count, 1};
   Launch l = s.launch(p, params, full, ctx);  // block size and smem do not depend on ctx
+  // Checked here rather than left to the driver, whose "invalid argument" would not say why.
+  if (long(l.dynamic_smem) > d.smem_per_block_optin)
+    throw Error(fmt::format("{} kernel needs {} bytes of shared memory per block; the device allows {}",
+                            full ? "full" : "step", l.dynamic_smem, d.smem_per_block_optin));
   ctx.resident_blocks_per_sm = resident_blocks_per_sm(kernel, l);
   if (ctx.resident_blocks_per_sm == 0)
     throw Error(fmt::format("{} kernel cannot run: {} threads with {} bytes of dynamic shared memory "

@@ -182,6 +182,16 @@ std::string canonical_form(const Expr& expr, int dims) {
   return out;
 }
 
+std::optional<LinearForm> linear_form(const Expr& expr) {
+  const auto a = affine(expr);
+  if (!a) return std::nullopt;
+  LinearForm f;
+  for (const auto& [o, c] : a->coef)
+    if (c != 0) f.terms.push_back({o, c});
+  f.constant = a->constant;
+  return f;
+}
+
 Shape classify(const std::vector<Offset>& points, int radius, int dims) {
   const bool star = std::all_of(points.begin(), points.end(), [](const Offset& o) {
     return (o[0] != 0) + (o[1] != 0) + (o[2] != 0) <= 1;
@@ -216,6 +226,7 @@ Stencil make_stencil(const Spec& spec) {
     for (int v : o) s.radius = std::max(s.radius, std::abs(v));
   s.flops = count_flops(s.expr);
   s.shape = classify(s.points, s.radius, s.dims);
+  s.linear = linear_form(s.expr);
   s.canonical = canonical_form(s.expr, s.dims);
   s.hash = hex64(fnv1a64(s.canonical));
   return s;

@@ -2,6 +2,7 @@
 /// @file stencil.hpp
 /// The stencil IR: a spec's expression with its derived properties, canonical form and hash.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,16 @@ namespace tbtune {
 enum class Shape { Star, Box, General };
 [[nodiscard]] const char* shape_name(Shape s);
 
+/// A stencil that is affine in u: sum of coef x u[at] over `terms`, plus `constant`.
+struct LinearForm {
+  struct Term {
+    Offset at;
+    double coef = 0;
+  };
+  std::vector<Term> terms;  ///< nonzero coefficients, offsets in (z, y, x) order
+  double constant = 0;
+};
+
 /// What every later stage needs to know about a stencil. Independent of dtype, domain and steps.
 struct Stencil {
   std::string name;
@@ -21,6 +32,10 @@ struct Stencil {
   int radius = 0;               ///< max |offset| over all axes
   int flops = 0;                ///< arithmetic operations per cell update (+ - * / and calls)
   Shape shape = Shape::General;
+  /// The affine form with coefficients folded (e.g. "(5*u[..] + ...) / 118" as 5/118 * u[..]),
+  /// when there is one. Code generation prints it as a chain of fused multiply-adds instead of
+  /// the spec's tree, which for a divided sum saves a division per cell.
+  std::optional<LinearForm> linear;
   std::string canonical;        ///< normalised text form; see canonical_form()
   std::string hash;             ///< 16 lowercase hex digits of FNV-1a 64 over `canonical`
 };
