@@ -283,6 +283,18 @@ TEST_F(EngineTest, NaiveReferenceFailureEndsTheTune) {
   EXPECT_THROW((void)run(m, options()), Error);
 }
 
+TEST_F(EngineTest, GpuSideFailureKeepsTheWinnerSoFar) {
+  FakeMeasurer m;
+  m.on_call = [](int index) {
+    if (index == 3) throw Error("planted: the worker cannot start");
+  };
+  EXPECT_THROW((void)run(m, options()), Error);
+  const auto stored = cache_->winner(key_);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->trial.params, candidates_[2].params);
+  EXPECT_EQ(cache_->trials(key_).size(), 3u);
+}
+
 // The supervised worker, with a planted handler in a forked child: a crash, a hang and an
 // exception each become a trial, and the candidates after them are still timed.
 JobResult planted_worker(const std::string& text) {

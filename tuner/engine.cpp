@@ -140,90 +140,102 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
     reference_ready = true;
     return out;
   };
+  // Stores the fastest verified trial as the winner, also when the loop below ends in an
+  // exception (the GPU side failing as a whole): what was measured so far is kept.
+  int best = -1;  // index into result.trials of the fastest verified trial
+  auto store_winner = [&] {
+    if (best >= 0) {
+      Trial& w = result.trials[std::size_t(best)];
+      if (w.cubin.empty()) {
+        // A reused winner: the cache keeps no image with trials, so build it again (usually a
+        // hit in the CUBIN folder).
+        const Strategy* s = find_strategy(w.strategy);
+        if (!s) throw Error(fmt::format("stored trial names unknown strategy '{}'", w.strategy));
+        w.cubin = o.compile(s->source(problem, w.params), o.arch, o.compile_cache_dir).cubin;
+      }
+      result.winner = Winner{key, problem.stencil.name, problem.steps, w, TBTUNE_VERSION, utc_now()};
+      cache.put_winner(*result.winner);
+    }
+  };
   std::optional<Compiled> naive;  // kept for a later reference run when naive itself is reused
-  int best = -1;
-  for (int i = 0; i < n; ++i) {
-    const RankedCandidate& c = candidates[std::size_t(i)];
-    if (stored[std::size_t(i)]) {
-      Trial t = *stored[std::size_t(i)];
-      t.reused = true;
-      ++result.reused;
-      result.trials.push_back(std::move(t));
-    } else {
-      if (o.stop && o.stop->load()) result.interrupted = true;
-      if (o.budget_s > 0 && elapsed() >= o.budget_s) result.out_of_budget = true;
-      if (result.interrupted || result.out_of_budget) {
-        ++result.not_run;
-        continue;
-      }
-      if (progress) progress({TuneEvent::Kind::Start, i, n, nullptr, elapsed()});
-      Trial t = base_trial(c);
-      std::optional<Compiled> cc;
-      try {
-        cc = compiled[std::size_t(i)].get();
-      } catch (const CompileError& e) {
-        t.status = TrialStatus::CompileError;
-        t.message = e.what() + std::string("\n") + e.log();
-      } catch (const Error& e) {
-        if (i == 0) throw;
-        t.status = TrialStatus::CompileError;
-        t.message = e.what();
-      }
-      if (cc) {
-        const Pruning pr = i == 0 ? Pruning{} : prune_after_compile(c, cc->module, o.profile, o.allow_spills);
-        if (pr.status != TrialStatus::Ok) {
-          t.status = pr.status;
-          t.message = pr.message;
-          const auto& k = cc->module.kernels.at(kFullKernel);
-          t.registers = k.registers;
-          t.spill_bytes = k.spill_bytes();
-          t.smem_bytes = k.smem_bytes;
-        } else if (i == 0) {
-          take_measurement(t, run_reference(*cc).measurement, problem, false);
-        } else {
-          if (!reference_ready) {
-            if (!naive) naive = compiled.front().get();
-            (void)run_reference(*naive);
-          }
-          const MeasureOutcome out = measurer.measure(
-              {i, &c, cc->path, cc->module.log, false, reference_path});
-          if (out.status == TrialStatus::Ok) {
-            take_measurement(t, out.measurement, problem, true);
+  try {
+    for (int i = 0; i < n; ++i) {
+      const RankedCandidate& c = candidates[std::size_t(i)];
+      if (stored[std::size_t(i)]) {
+        Trial t = *stored[std::size_t(i)];
+        t.reused = true;
+        ++result.reused;
+        result.trials.push_back(std::move(t));
+      } else {
+        if (o.stop && o.stop->load()) result.interrupted = true;
+        if (o.budget_s > 0 && elapsed() >= o.budget_s) result.out_of_budget = true;
+        if (result.interrupted || result.out_of_budget) {
+          ++result.not_run;
+          continue;
+        }
+        if (progress) progress({TuneEvent::Kind::Start, i, n, nullptr, elapsed()});
+        Trial t = base_trial(c);
+        std::optional<Compiled> cc;
+        try {
+          cc = compiled[std::size_t(i)].get();
+        } catch (const CompileError& e) {
+          t.status = TrialStatus::CompileError;
+          t.message = e.what() + std::string("\n") + e.log();
+        } catch (const Error& e) {
+          if (i == 0) throw;
+          t.status = TrialStatus::CompileError;
+          t.message = e.what();
+        }
+        if (cc) {
+          const Pruning pr = i == 0 ? Pruning{} : prune_after_compile(c, cc->module, o.profile, o.allow_spills);
+          if (pr.status != TrialStatus::Ok) {
+            t.status = pr.status;
+            t.message = pr.message;
+            const auto& k = cc->module.kernels.at(kFullKernel);
+            t.registers = k.registers;
+            t.spill_bytes = k.spill_bytes();
+            t.smem_bytes = k.smem_bytes;
+          } else if (i == 0) {
+            take_measurement(t, run_reference(*cc).measurement, problem, false);
           } else {
-            t.status = out.status;
-            t.message = out.message;
+            if (!reference_ready) {
+              if (!naive) naive = compiled.front().get();
+              (void)run_reference(*naive);
+            }
+            const MeasureOutcome out = measurer.measure(
+                {i, &c, cc->path, cc->module.log, false, reference_path});
+            if (out.status == TrialStatus::Ok) {
+              take_measurement(t, out.measurement, problem, true);
+            } else {
+              t.status = out.status;
+              t.message = out.message;
+            }
           }
         }
+        if (i == 0 && t.status != TrialStatus::Ok)
+          throw Error("the naive reference kernel failed, so nothing can be verified: " + t.message);
+        cache.add_trial(key, problem.steps, t);  // its own transaction: kill -9 loses only the next
+        if (t.status == TrialStatus::Ok && cc) t.cubin = cc->module.cubin;
+        result.trials.push_back(std::move(t));
       }
-      if (i == 0 && t.status != TrialStatus::Ok)
-        throw Error("the naive reference kernel failed, so nothing can be verified: " + t.message);
-      cache.add_trial(key, problem.steps, t);  // its own transaction: kill -9 loses only the next
-      if (t.status == TrialStatus::Ok && cc) t.cubin = cc->module.cubin;
-      result.trials.push_back(std::move(t));
+      Trial& t = result.trials.back();
+      if (t.status == TrialStatus::Ok &&
+          (best < 0 || t.gcells_median > result.trials[std::size_t(best)].gcells_median)) {
+        if (best >= 0) result.trials[std::size_t(best)].cubin.clear();  // keep one image only
+        best = int(result.trials.size()) - 1;
+      } else {
+        t.cubin.clear();
+      }
+      if (progress) progress({TuneEvent::Kind::Measured, i, n, &t, elapsed()});
     }
-    Trial& t = result.trials.back();
-    if (t.status == TrialStatus::Ok &&
-        (best < 0 || t.gcells_median > result.trials[std::size_t(best)].gcells_median)) {
-      if (best >= 0) result.trials[std::size_t(best)].cubin.clear();  // keep one image only
-      best = int(result.trials.size()) - 1;
-    } else {
-      t.cubin.clear();
+  } catch (...) {
+    try {
+      store_winner();
+    } catch (...) {  // the first failure is the one to report
     }
-    if (progress) progress({TuneEvent::Kind::Measured, i, n, &t, elapsed()});
+    throw;
   }
-
-  if (best >= 0) {
-    Trial& w = result.trials[std::size_t(best)];
-    if (w.cubin.empty()) {
-      // A reused winner: the cache keeps no image with trials, so build it again (usually a
-      // hit in the CUBIN folder).
-      const Strategy* s = find_strategy(w.strategy);
-      if (!s) throw Error(fmt::format("stored trial names unknown strategy '{}'", w.strategy));
-      w.cubin = o.compile(s->source(problem, w.params), o.arch, o.compile_cache_dir).cubin;
-    }
-    result.winner = Winner{key, problem.stencil.name, problem.steps, w, TBTUNE_VERSION, utc_now()};
-    cache.put_winner(*result.winner);
-  }
+  store_winner();
   return result;
 }
 
