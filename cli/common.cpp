@@ -100,7 +100,8 @@ nlohmann::json trial_json(const Trial& t) {
           {"gcells", t.gcells_median}, {"gcells_best", t.gcells_best},
           {"seconds", t.seconds_median}, {"repetitions", t.repetitions},
           {"max_error", t.max_rel_error}, {"predicted_PP_gcells", t.predicted.PP_gcells},
-          {"registers", t.registers}, {"spill_bytes", t.spill_bytes}, {"smem_bytes", t.smem_bytes}};
+          {"registers", t.registers}, {"spill_bytes", t.spill_bytes}, {"smem_bytes", t.smem_bytes},
+          {"reused", t.reused}};
 }
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }

@@ -1,5 +1,7 @@
 // `tbtune tune SPEC`: compile, verify and time candidates on the GPU; store every trial and
 // the winner. Without a GPU it shows the model's ranking and says that timing needs one.
+#include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
@@ -17,12 +19,34 @@ struct TuneArgs {
   ProblemArgs problem;
   std::string db;
   int device = 0;
-  int top = 8;
+  std::string search = "model";
+  int top = SearchDefaults::top;
+  double within_percent = SearchDefaults::within * 100;
+  int max_candidates = SearchDefaults::max_candidates;
+  double budget = 0;
+  double timeout = 60;
+  bool allow_spills = false;
+  bool fresh = false;
   std::string strategy;
   bool json = false;
   bool quiet = false;
+  bool verbose = false;
   bool no_probe = false;
 };
+
+// Set by SIGINT/SIGTERM; the engine stops after the candidate in flight. The handler is reset
+// after the first signal, so a second Ctrl-C ends the process at once.
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
 
 void print_ranking(const Problem& p, const DeviceProfile& profile, const std::string& only, int top) {
   const auto ranked = rank_candidates(p, profile, only);
@@ -37,56 +61,28 @@ void print_ranking(const Problem& p, const DeviceProfile& profile, const std::st
   print_table({"strategy", "params", "PP GCells/s", "bound", "fits"}, rows);
 }
 
-int run_tune(const TuneArgs& a) {
-  Spec spec;
-  const Problem p = a.problem.load(&spec);
-  if (!a.strategy.empty() && !find_strategy(a.strategy))
-    throw UsageError("--strategy '" + a.strategy + "': no such strategy (see tbtune emit --help)");
-  const std::string db_path = a.db.empty() ? Cache::default_path() : a.db;
-
-  TuneOptions o;
-  o.device = a.device;
-  o.top = a.top;
-  o.only_strategy = a.strategy;
-  o.spec_text = spec.text;
-  o.probe = !a.no_probe;
-  o.compile_cache_dir = (std::filesystem::path(db_path).parent_path() / "cubins").string();
-  TuneResult r;
-  try {
-    Cache cache(db_path, Cache::Mode::ReadWrite);
-    Progress progress(a.quiet || a.json);
-    r = tune(p, o, cache, std::ref(progress));
-  } catch (const NoGpuError& e) {
-    // A login node or CI: still useful, and not a failure.
-    const DeviceProfile profile = *builtin_profile("h100");
-    if (a.json) {
-      nlohmann::json j{{"stencil", stencil_json(p)}, {"gpu", nullptr}, {"message", e.what()}};
-      std::cout << j.dump(2) << '\n';
-      return kOk;
-    }
-    fmt::print("{}: {} ({}, {}, radius {}, {} points)\n", a.problem.spec_path, p.stencil.name,
-               dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius, p.stencil.points.size());
-    print_ranking(p, profile, a.strategy, 10);
-    fmt::print("\nTiming needs an NVIDIA GPU, and none is usable here: {}\n"
-               "Nothing was timed or stored. Run this on a GPU node to tune.\n", e.what());
+int no_gpu(const TuneArgs& a, const Problem& p, const NoGpuError& e) {
+  // A login node or CI: still useful, and not a failure.
+  const DeviceProfile profile = *builtin_profile("h100");
+  if (a.json) {
+    nlohmann::json j{{"stencil", stencil_json(p)}, {"gpu", nullptr}, {"message", e.what()}};
+    std::cout << j.dump(2) << '\n';
     return kOk;
   }
+  fmt::print("{}: {} ({}, {}, radius {}, {} points)\n", a.problem.spec_path, p.stencil.name,
+             dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius, p.stencil.points.size());
+  print_ranking(p, profile, a.strategy, 10);
+  fmt::print("\nTiming needs an NVIDIA GPU, and none is usable here: {}\n"
+             "Nothing was timed or stored. Run this on a GPU node to tune.\n", e.what());
+  return kOk;
+}
 
-  if (a.json) {
-    nlohmann::json trials = nlohmann::json::array();
-    for (const Trial& t : r.trials) trials.push_back(trial_json(t));
-    nlohmann::json j{{"stencil", stencil_json(p)},
-                     {"device", {{"name", r.device.name}, {"fingerprint", r.key.device_fingerprint},
-                                 {"sm_count", r.device.sm_count}}},
-                     {"db", db_path}, {"trials", trials}, {"winner", nullptr}};
-    if (r.winner) j["winner"] = trial_json(r.winner->trial);
-    std::cout << j.dump(2) << '\n';
-    return r.winner ? kOk : kError;
-  }
+void print_result(const Problem& p, const TuneResult& r) {
   std::vector<std::vector<std::string>> rows;
   for (const Trial& t : r.trials) {
     const bool ok = t.status == TrialStatus::Ok;
-    rows.push_back({t.strategy, params_text(t.params), trial_status_name(t.status),
+    rows.push_back({t.strategy, params_text(t.params),
+                    std::string(trial_status_name(t.status)) + (t.reused ? "*" : ""),
                     ok ? fixed(t.gcells_median) : "-", fixed(t.predicted.PP_gcells),
                     ok && t.predicted.PP_gcells > 0 ? fixed(100 * t.gcells_median / t.predicted.PP_gcells, 0) + "%" : "-",
                     std::to_string(t.registers), ok ? fmt::format("{:.1e}", t.max_rel_error) : "-"});
@@ -97,13 +93,69 @@ int run_tune(const TuneArgs& a) {
   print_table({"strategy", "params", "status", "GCells/s", "model PP", "% of PP", "regs", "max err"}, rows);
   for (const Trial& t : r.trials)
     if (t.status != TrialStatus::Ok) fmt::print("  {} {}: {}\n", t.strategy, params_text(t.params), t.message.substr(0, 300));
+  if (r.reused > 0)
+    fmt::print("* {} trial(s) taken from an earlier run of this tune, not timed again (--fresh re-times them)\n", r.reused);
+  if (r.worker_starts > 1) fmt::print("the GPU worker was restarted {} time(s)\n", r.worker_starts - 1);
+  if (r.out_of_budget) fmt::print("time budget spent: {} candidate(s) not run\n", r.not_run);
+  if (r.interrupted) fmt::print("interrupted: {} candidate(s) not run; run the same command again to resume\n", r.not_run);
+}
+
+int run_tune(const TuneArgs& a) {
+  Spec spec;
+  const Problem p = a.problem.load(&spec);
+  if (!a.strategy.empty() && !find_strategy(a.strategy))
+    throw UsageError("--strategy '" + a.strategy + "': no such strategy (see tbtune emit --help)");
+  const std::string db_path = a.db.empty() ? Cache::default_path() : a.db;
+
+  TuneOptions o;
+  o.device = a.device;
+  o.search.mode = a.search == "exhaustive" ? SearchMode::Exhaustive : SearchMode::Model;
+  o.search.top = a.top;
+  o.search.within = a.within_percent / 100;
+  o.search.max_candidates = a.max_candidates;
+  o.budget_s = a.budget;
+  o.timeout_s = a.timeout;
+  o.allow_spills = a.allow_spills;
+  o.fresh = a.fresh;
+  o.only_strategy = a.strategy;
+  o.spec_text = spec.text;
+  o.probe = !a.no_probe;
+  o.stop = &g_stop;
+  o.compile_cache_dir = (std::filesystem::path(db_path).parent_path() / "cubins").string();
+  TuneResult r;
+  try {
+    Cache cache(db_path, Cache::Mode::ReadWrite);
+    Progress progress(a.quiet || a.json ? Verbosity::Quiet
+                                        : a.verbose ? Verbosity::Verbose : Verbosity::Normal);
+    install_stop_handlers();
+    r = tune(p, o, cache, std::ref(progress));
+  } catch (const NoGpuError& e) {
+    return no_gpu(a, p, e);
+  }
+  const int done = r.interrupted ? kInterrupted : r.winner ? kOk : kError;
+
+  if (a.json) {
+    nlohmann::json trials = nlohmann::json::array();
+    for (const Trial& t : r.trials) trials.push_back(trial_json(t));
+    nlohmann::json j{{"stencil", stencil_json(p)},
+                     {"device", {{"name", r.device.name}, {"fingerprint", r.key.device_fingerprint},
+                                 {"sm_count", r.device.sm_count}}},
+                     {"db", db_path}, {"trials", trials}, {"winner", nullptr},
+                     {"reused", r.reused}, {"not_run", r.not_run}, {"interrupted", r.interrupted},
+                     {"out_of_budget", r.out_of_budget}, {"worker_restarts", r.worker_starts - 1}};
+    if (r.winner) j["winner"] = trial_json(r.winner->trial);
+    std::cout << j.dump(2) << '\n';
+    return done;
+  }
+  print_result(p, r);
   if (!r.winner) {
     fmt::print("no candidate passed verification; nothing stored as winner\n");
-    return kError;
+    return r.interrupted ? kInterrupted : kError;
   }
-  fmt::print("winner: {} {} at {:.1f} GCells/s, stored in {}\n", r.winner->trial.strategy,
-             params_text(r.winner->trial.params), r.winner->trial.gcells_median, db_path);
-  return kOk;
+  fmt::print("winner{}: {} {} at {:.1f} GCells/s, stored in {}\n", r.interrupted || r.out_of_budget ? " so far" : "",
+             r.winner->trial.strategy, params_text(r.winner->trial.params),
+             r.winner->trial.gcells_median, db_path);
+  return done;
 }
 
 }  // namespace
@@ -111,17 +163,37 @@ int run_tune(const TuneArgs& a) {
 void add_tune_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<TuneArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "tune", "Rank candidates with the model, then compile, verify (against the naive kernel) and "
-              "time the best ones on the GPU; every trial and the winner, with its CUBIN, go to the "
-              "cache. Without a GPU it prints the model's ranking and exits 0.");
+      "tune", "Rank candidates with the model, then compile (in parallel), verify (against the naive "
+              "kernel) and time the chosen ones on the GPU, each in a supervised worker process; "
+              "every trial and the winner, with its CUBIN, go to the cache. An interrupted tune "
+              "resumes from the stored trials. Without a GPU it prints the model's ranking and exits 0.");
   args->problem.add_to(cmd);
   add_db_option(cmd, args->db);
   cmd->add_option("--device", args->device, "CUDA device number")->capture_default_str();
-  cmd->add_option("--top", args->top, "candidates to time besides the naive reference")
-      ->capture_default_str()->check(CLI::Range(0, 10000));
+  cmd->add_option("--search", args->search,
+                  "model: the model's top K plus everything predicted within --within of its best, "
+                  "at most --max-candidates; exhaustive: every candidate that fits on chip")
+      ->capture_default_str()->check(CLI::IsMember({"model", "exhaustive"}));
+  cmd->add_option("--top", args->top, "K: candidates the model search always times")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
+  cmd->add_option("--within", args->within_percent,
+                  "percent: the model search also times candidates predicted this close to the best")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--max-candidates", args->max_candidates,
+                  "at most this many candidates in a model search (besides the naive reference)")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
+  cmd->add_option("--budget", args->budget,
+                  "seconds: start no candidate after this; the winner so far is stored (0: no limit)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--timeout", args->timeout,
+                  "seconds a candidate may take on the GPU before it counts as a timeout")
+      ->capture_default_str()->check(CLI::Range(0.1, 1e6));
+  cmd->add_flag("--allow-spills", args->allow_spills, "time candidates whose kernels spill registers");
+  cmd->add_flag("--fresh", args->fresh, "ignore trials stored by an earlier run; time everything again");
   cmd->add_option("--strategy", args->strategy, "tune only this strategy");
   cmd->add_flag("--json", args->json, "print JSON (no progress output)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  cmd->add_flag("-v,--verbose", args->verbose, "one progress line per trial, with its status and message");
   cmd->add_flag("--no-probe", args->no_probe,
                 "without a stored profile for this GPU, use the built-in one instead of probing");
   cmd->callback([&action, args] { action = [args] { return run_tune(*args); }; });

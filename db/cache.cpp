@@ -198,6 +198,21 @@ std::vector<Trial> Cache::trials(const WinnerKey& key) const {
   return out;
 }
 
+std::optional<Trial> Cache::find_trial(const WinnerKey& key, long steps,
+                                       const std::string& strategy, const Params& params) const {
+  const std::string sql = fmt::format(
+      "SELECT {}, message FROM trials WHERE {} AND steps = ? AND strategy = ? AND params = ? "
+      "AND status <> 'skipped' ORDER BY id DESC LIMIT 1",
+      db::kTrialColumns, db::kKeyWhere);
+  Statement s(db_, path_, sql.c_str());
+  db::bind_key(s, key);
+  s.bind(steps).bind(strategy).bind(db::format_params(params));
+  if (!s.step()) return std::nullopt;
+  Trial t = db::read_trial(s, 0, path_);
+  t.message = s.text(db::kTrialCount);
+  return t;
+}
+
 void Cache::put_winner(const Winner& w) {
   require_writable(db_, path_);
   Transaction t(db_, path_);

@@ -72,6 +72,12 @@ class Cache {
   void add_trial(const WinnerKey& key, long steps, const Trial& trial);
   /// Trials stored under `key`, oldest first.
   [[nodiscard]] std::vector<Trial> trials(const WinnerKey& key) const;
+  /// The newest stored trial of `strategy` with `params` under `key` and exactly `steps` steps
+  /// whose status is not `skipped` (pruning is cheap to redo, and its flags may have changed),
+  /// or nullopt. A resumed tune reuses it instead of timing the candidate again.
+  [[nodiscard]] std::optional<Trial> find_trial(const WinnerKey& key, long steps,
+                                                const std::string& strategy,
+                                                const Params& params) const;
   /// Replaces the winner for `winner.key`.
   void put_winner(const Winner& winner);
   [[nodiscard]] std::optional<Winner> winner(const WinnerKey& key) const;

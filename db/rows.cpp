@@ -10,13 +10,11 @@
 #include "tuner/error.hpp"
 
 namespace tbtune::db {
-namespace {
 
 // The cache keeps its own text forms of params and bottleneck instead of calling
 // params_text()/bottleneck_name(): what is on disk must not change when those (made for
 // humans) do, and reading them back needs the inverse anyway.
 
-/// "k1=v1,k2=v2" in key order (Params is ordered).
 std::string format_params(const Params& params) {
   std::string out;
   for (const auto& [k, v] : params) {
@@ -25,6 +23,8 @@ std::string format_params(const Params& params) {
   }
   return out;
 }
+
+namespace {
 
 [[noreturn]] void corrupt(const std::string& path, const std::string& what) {
   throw CacheError(fmt::format("cache '{}': {}", path, what), SQLITE_CORRUPT);

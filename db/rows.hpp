@@ -25,6 +25,9 @@ inline constexpr const char* kTrialColumns =
     "spill_bytes, smem_bytes";
 inline constexpr int kTrialCount = 16;
 
+/// Params as the trials table stores them: "k1=v1,k2=v2" in key order (Params is ordered).
+[[nodiscard]] std::string format_params(const Params& params);
+
 /// "?, ?, ?" with `n` placeholders.
 [[nodiscard]] std::string placeholders(int n);
 

@@ -241,6 +241,52 @@ TEST_F(CacheTest, TrialsRoundTripInOrder) {
   EXPECT_TRUE(c.trials(key(4)).empty());
 }
 
+TEST_F(CacheTest, FindTrialMatchesWholeKeyStepsStrategyAndParams) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  const Trial ok = full_trial();
+  EXPECT_FALSE(c.find_trial(key(), 1000, ok.strategy, ok.params).has_value());
+  c.add_trial(key(), 1000, ok);
+  const auto got = c.find_trial(key(), 1000, ok.strategy, ok.params);
+  ASSERT_TRUE(got.has_value());
+  expect_same(*got, ok);
+  EXPECT_EQ(got->message, ok.message);
+  // Any part of the key differing is a miss.
+  EXPECT_FALSE(c.find_trial(key(), 999, ok.strategy, ok.params).has_value());
+  EXPECT_FALSE(c.find_trial(key(3), 1000, ok.strategy, ok.params).has_value());
+  EXPECT_FALSE(c.find_trial(key(), 1000, "stream", ok.params).has_value());
+  Params other = ok.params;
+  other["bx"] = 64;
+  EXPECT_FALSE(c.find_trial(key(), 1000, ok.strategy, other).has_value());
+  WinnerKey double_key = key();
+  double_key.dtype = DType::Double;
+  EXPECT_FALSE(c.find_trial(double_key, 1000, ok.strategy, ok.params).has_value());
+}
+
+TEST_F(CacheTest, FindTrialTakesNewestAndIgnoresSkipped) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  Trial first = full_trial();
+  first.status = TrialStatus::Timeout;
+  Trial second = full_trial();
+  second.gcells_median = 999;
+  Trial skipped = full_trial();
+  skipped.status = TrialStatus::Skipped;
+  c.add_trial(key(), 1000, first);
+  c.add_trial(key(), 1000, second);
+  c.add_trial(key(), 1000, skipped);
+  const auto got = c.find_trial(key(), 1000, first.strategy, first.params);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->status, TrialStatus::Ok);
+  EXPECT_EQ(got->gcells_median, 999);
+
+  Trial only_skipped = full_trial();
+  only_skipped.strategy = "stream";
+  only_skipped.status = TrialStatus::Skipped;
+  c.add_trial(key(), 1000, only_skipped);
+  EXPECT_FALSE(c.find_trial(key(), 1000, "stream", only_skipped.params).has_value());
+}
+
 TEST_F(CacheTest, WinnerRoundTripWithBinaryCubin) {
   Cache c(db_path(), Cache::Mode::ReadWrite);
   seed(c);

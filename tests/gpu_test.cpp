@@ -130,8 +130,11 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
   const std::string path = test::source_dir() + "/configs/j2d5pt.yaml";
   const Problem p = test::small_problem(path, DType::Double, {515, 387, 1}, 23);
   TuneOptions o;
-  o.top = 4;
+  o.search.top = 4;
+  o.search.within = 0;
   o.timing = kOnce;
+  o.spec_text = load_spec(path).text;
+  o.worker_exe = TBTUNE_CLI_PATH;  // this test binary has no `worker` subcommand
   {
     Cache cache(db, Cache::Mode::ReadWrite);
     const TuneResult r = tune(p, o, cache);

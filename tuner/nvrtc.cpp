@@ -2,6 +2,7 @@
 
 #include <nvrtc.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -46,13 +47,22 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-// Write-then-rename, so a reader never sees half a file even with several tuners at once.
+// Write-then-rename, so a reader never sees half a file, even with several tuners at once and
+// several compiles in one tuner: the temporary name is unique per process and per call, and
+// rename() replaces the target in one step (two writers of one key write the same bytes).
 void write_atomic(const fs::path& p, const std::string& data) {
-  const fs::path tmp = p.string() + ".tmp" + std::to_string(::getpid());
+  static std::atomic<unsigned long> counter{0};
+  const fs::path tmp = p.string() + ".tmp" + std::to_string(::getpid()) + "." +
+                       std::to_string(counter.fetch_add(1));
   {
     std::ofstream f(tmp, std::ios::binary);
     f.write(data.data(), std::streamsize(data.size()));
-    if (!f) return;  // a cache that cannot be written only costs a recompile
+    if (!f) {  // a cache that cannot be written only costs a recompile
+      f.close();
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      return;
+    }
   }
   std::error_code ec;
   fs::rename(tmp, p, ec);

@@ -33,7 +33,9 @@ struct CompiledModule {
 [[nodiscard]] std::map<std::string, KernelResources> parse_ptxas_log(const std::string& log);
 
 /// Compiles `source` for `arch` ("sm_90"). `cache_dir`, if not empty, is a folder of earlier
-/// results to reuse and fill. Throws CompileError with the program log on failure.
+/// results to reuse and fill. Throws CompileError with the program log on failure. Safe to call
+/// from several threads (and processes) at once: cache files are written to a unique temporary
+/// name and renamed into place, so a reader sees a whole file or none.
 [[nodiscard]] CompiledModule compile_cuda(const std::string& source, const std::string& arch,
                                           const std::string& cache_dir = {});
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace tbtune {
 
 std::vector<RankedCandidate> rank_candidates(const Problem& problem, const DeviceProfile& device,
@@ -25,11 +24,25 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
   return out;
 }
 
-std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked, int top) {
+const char* search_mode_name(SearchMode m) {
+  return m == SearchMode::Model ? "model" : "exhaustive";
+}
+
+std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
+                                               const SearchOptions& options) {
+  std::vector<RankedCandidate> feasible;
+  for (const auto& c : ranked)
+    if (c.strategy->name() != "naive" && c.prediction.fits) feasible.push_back(c);
+  if (options.mode == SearchMode::Exhaustive || feasible.empty()) return feasible;
+
+  // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
+  // ones within the margin form a prefix.
+  const double threshold = (1.0 - options.within) * feasible.front().prediction.PP_gcells;
   std::vector<RankedCandidate> out;
-  for (const auto& c : ranked) {
-    if (int(out.size()) >= top) break;
-    if (c.strategy->name() == "naive" || !c.prediction.fits) continue;
+  for (const auto& c : feasible) {
+    if (int(out.size()) >= options.max_candidates) break;
+    const bool close = options.within > 0 && c.prediction.PP_gcells >= threshold;
+    if (int(out.size()) >= options.top && !close) break;
     out.push_back(c);
   }
   return out;

@@ -17,6 +17,15 @@ set(TBTUNE_TUNER_SOURCES
   tuner/kernel_set.cpp
   tuner/runner.cpp
   tuner/search.cpp
+  tuner/thread_pool.cpp
+  tuner/protocol.cpp
+  tuner/supervisor.cpp
+  tuner/messages.cpp
+  tuner/plant.cpp
+  tuner/worker.cpp
+  tuner/worker_measurer.cpp
+  tuner/prune.cpp
+  tuner/engine.cpp
   tuner/tune.cpp
   tuner/tuned_kernel.cpp
 )

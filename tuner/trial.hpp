@@ -35,6 +35,7 @@ struct Trial {
   int spill_bytes = 0;          ///< spill stores + loads reported by ptxas
   long smem_bytes = 0;          ///< static + dynamic shared memory per block
   std::string cubin;            ///< the compiled image (binary bytes), kept for the winner
+  bool reused = false;          ///< taken from the cache by a resumed tune, not run again
 };
 
 }  // namespace tbtune

@@ -1,14 +1,17 @@
 #pragma once
 /// @file tune.hpp
-/// The tuning engine: select candidates with the model, compile them, run the naive reference,
-/// verify and time every candidate on the GPU, and store every trial and the winner.
-#include <functional>
+/// `tune()`: everything a tune needs around the engine (tuner/engine.hpp): the device and its
+/// profile (from the GPU worker), the model's ranking and the search's choice, the cache rows
+/// for the device and stencil, and the supervised GPU worker that measures.
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "db/cache.hpp"
 #include "model/device_profile.hpp"
+#include "tuner/engine.hpp"
 #include "tuner/gpu.hpp"
 #include "tuner/runner.hpp"
 #include "tuner/search.hpp"
@@ -18,23 +21,24 @@ namespace tbtune {
 
 struct TuneOptions {
   int device = 0;
-  int top = 8;                     ///< candidates timed besides the naive reference
-  std::string only_strategy;       ///< tune one strategy only (empty: all)
+  SearchOptions search;              ///< which candidates to time (tuner/search.hpp)
+  std::string only_strategy;         ///< tune one strategy only (empty: all)
   std::uint64_t seed = 20231;
-  std::string compile_cache_dir;   ///< folder of compiled CUBINs (empty: none)
+  std::string compile_cache_dir;     ///< folder of compiled CUBINs (empty: none)
   TimingOptions timing;
-  std::string spec_text;           ///< stored with the stencil in the cache
-  bool probe = true;               ///< no stored profile for this GPU: probe it (and store it)
+  /// The spec's text: stored with the stencil in the cache, and what the GPU worker reads the
+  /// problem from. Required.
+  std::string spec_text;
+  bool probe = true;                 ///< no stored profile for this GPU: probe it (and store it)
+  bool allow_spills = false;         ///< time candidates whose kernels spill registers
+  double budget_s = 0;               ///< start no candidate after this many seconds (0: none)
+  bool fresh = false;                ///< ignore trials stored by earlier (interrupted) runs
+  double timeout_s = 60;             ///< per candidate, in the GPU worker
+  const std::atomic<bool>* stop = nullptr;  ///< set to stop after the current candidate
+  /// The tbtune executable whose hidden `worker` subcommand runs the GPU jobs; empty: this
+  /// process's own executable.
+  std::string worker_exe;
 };
-
-/// Progress events, for the CLI to show; the library never prints.
-struct TuneEvent {
-  enum class Kind { Start, Compiled, Measured } kind = Kind::Start;
-  int index = 0;          ///< candidate number, 0-based
-  int total = 0;
-  const Trial* trial = nullptr;   ///< for Measured
-};
-using ProgressFn = std::function<void(const TuneEvent&)>;
 
 struct TuneResult {
   DeviceInfo device;
@@ -42,6 +46,11 @@ struct TuneResult {
   WinnerKey key;
   std::vector<Trial> trials;       ///< in the order they were run; the first is naive
   std::optional<Winner> winner;    ///< the fastest verified trial
+  int reused = 0;                  ///< trials resumed from the cache
+  int not_run = 0;                 ///< left out by the budget or a stop request
+  bool interrupted = false;
+  bool out_of_budget = false;
+  int worker_starts = 0;           ///< GPU worker processes started (1 + restarts)
 };
 
 /// The model profile for a present GPU: the built-in profile of its architecture with the
@@ -51,8 +60,9 @@ struct TuneResult {
 /// The device record the cache keys results with.
 [[nodiscard]] DeviceRecord device_record(const DeviceInfo& device);
 
-/// Tunes `problem` on the GPU, storing trials and the winner in `cache`.
-/// Throws NoGpuError without a GPU; failures of single candidates become trials.
+/// Tunes `problem` on the GPU, storing trials and the winner in `cache`. This process never
+/// initialises CUDA: a worker process does the GPU work. Throws NoGpuError without a GPU;
+/// failures of single candidates become trials.
 [[nodiscard]] TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache,
                               const ProgressFn& progress = {});
 

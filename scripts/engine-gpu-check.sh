@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Checks the tuning engine on a real GPU (not run by CI; takes a few minutes):
+#  1. failure isolation: with TBTUNE_PLANT_FAILURE (a test-only hook, see tuner/plant.hpp),
+#     candidate 2 hits an illegal address and candidate 4 never ends; the tune must still
+#     finish with exit 0, record them as launch_error and timeout, restart the worker, and
+#     store a verified winner that `tbtune lookup` finds;
+#  2. kill -9 + resume: a tune killed with SIGKILL mid-way leaves its finished trials in the
+#     cache and no worker behind; running it again re-times none of them;
+#  3. SIGTERM: the tune stops after the current candidate, stores the winner so far, exits 130.
+# Usage: scripts/engine-gpu-check.sh [BUILD_DIR]   (default: build; needs python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="$(realpath "${1:-build}")/tbtune"
+SPEC=configs/j2d5pt.yaml
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "engine-gpu-check: FAIL: $*" >&2; exit 1; }
+# json FILE EXPR: evaluates the Python expression EXPR with `j` the parsed file.
+json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+trials_in() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from trials').fetchone()[0])" "$1" 2>/dev/null || echo 0; }
+
+echo "== 1. planted illegal address (candidate 2) and endless kernel (candidate 4)"
+DB1="$WORK/plant.db"
+set +e
+TBTUNE_PLANT_FAILURE="2:illegal,4:hang" "$BIN" tune "$SPEC" --domain 2051x1029 --steps 200 \
+  --db "$DB1" --top 6 --within 0 --timeout 15 --json >"$WORK/plant.json"
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "tune with planted failures exited $rc"
+[ "$(json "$WORK/plant.json" "j['trials'][2]['status']")" = launch_error ] || fail "candidate 2 is not launch_error"
+[ "$(json "$WORK/plant.json" "j['trials'][4]['status']")" = timeout ] || fail "candidate 4 is not timeout"
+[ "$(json "$WORK/plant.json" "j['worker_restarts'] >= 2")" = True ] || fail "the worker was not restarted twice"
+[ "$(json "$WORK/plant.json" "sum(t['status'] == 'ok' for t in j['trials']) >= 3")" = True ] || fail "fewer than 3 ok trials"
+[ "$(json "$WORK/plant.json" "j['winner']['status']")" = ok ] || fail "no verified winner"
+"$BIN" lookup "$SPEC" --domain 2051x1029 --steps 200 --db "$DB1" >/dev/null || fail "lookup finds no winner"
+json "$WORK/plant.json" "'   statuses: ' + ' '.join(t['status'] for t in j['trials']) + '; winner ' + j['winner']['strategy'] + ' %.1f GCells/s' % j['winner']['gcells']"
+
+echo "== 2. kill -9 mid-tune, then resume"
+DB2="$WORK/resume.db"
+ARGS=(tune "$SPEC" --steps 2000 --db "$DB2" --top 8 --within 0 --no-probe --json -q)
+"$BIN" "${ARGS[@]}" >/dev/null &
+pid=$!
+for _ in $(seq 1 600); do [ "$(trials_in "$DB2")" -ge 3 ] && break; sleep 0.5; done
+kill -9 "$pid" 2>/dev/null || fail "the tune ended before it could be killed (make it longer)"
+wait "$pid" 2>/dev/null || true
+before="$(trials_in "$DB2")"
+[ "$before" -ge 3 ] || fail "only $before trials stored before the kill"
+sleep 1
+if pgrep -f "$BIN worker" >/dev/null; then fail "a worker outlived its killed tune"; fi
+"$BIN" "${ARGS[@]}" >"$WORK/resume.json" || fail "the resumed tune failed"
+reused="$(json "$WORK/resume.json" "j['reused']")"
+[ "$reused" = "$before" ] || fail "resumed tune reused $reused trials, expected $before"
+[ "$(json "$WORK/resume.json" "sum(not t['reused'] for t in j['trials']) == len(j['trials']) - $before")" = True ] || fail "resume re-timed a stored trial"
+[ "$(json "$WORK/resume.json" "j['winner']['status']")" = ok ] || fail "no winner after resume"
+"$BIN" "${ARGS[@]}" >"$WORK/again.json" || fail "third run failed"
+[ "$(json "$WORK/again.json" "j['reused'] == len(j['trials'])")" = True ] || fail "a third run re-timed something"
+echo "   $before trials survived kill -9 and were reused; a third run re-timed nothing"
+
+echo "== 3. SIGTERM stops after the current candidate and exits 130"
+DB3="$WORK/term.db"
+"$BIN" tune "$SPEC" --steps 2000 --db "$DB3" --top 8 --within 0 --no-probe -q >/dev/null &
+pid=$!
+for _ in $(seq 1 600); do [ "$(trials_in "$DB3")" -ge 2 ] && break; sleep 0.5; done
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" = 130 ] || fail "SIGTERM: exit code $rc, expected 130"
+"$BIN" lookup "$SPEC" --steps 2000 --db "$DB3" >/dev/null || fail "SIGTERM: no winner so far stored"
+echo "engine-gpu-check: all checks passed"

@@ -1,0 +1,335 @@
+// Tests for tuner/engine on CPU: a planted Measurer and a planted compiler stand in for the GPU
+// and (mostly) NVRTC. Covered: trials and winner, resume after an interrupt (a second run
+// re-times nothing), --fresh, the time budget, post-compile pruning, wrong results, a real NVRTC
+// compile error, failures of a supervised worker as trials, and the naive reference failing.
+#include "tuner/engine.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_util.hpp"
+#include "tuner/error.hpp"
+#include "tuner/messages.hpp"
+#include "tuner/protocol.hpp"
+#include "tuner/worker_measurer.hpp"
+
+namespace tbtune {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+/// Answers every job as planted: by default Ok, faster for later candidates.
+struct FakeMeasurer : Measurer {
+  std::vector<std::pair<int, bool>> calls;  ///< (index, is_reference)
+  std::map<int, MeasureOutcome> planted;
+  std::function<void(int)> on_call;
+  MeasureOutcome measure(const MeasureJob& job) override {
+    calls.emplace_back(job.index, job.is_reference);
+    EXPECT_FALSE(job.reference_path.empty());
+    EXPECT_TRUE(fs::exists(job.cubin_path)) << job.cubin_path;
+    if (on_call) on_call(job.index);
+    if (auto it = planted.find(job.index); it != planted.end()) return it->second;
+    MeasureOutcome o;
+    o.measurement.seconds_median = o.measurement.seconds_min = 1.0 / (1 + job.index);
+    o.measurement.repetitions = 3;
+    return o;
+  }
+};
+
+/// naive with a source NVRTC rejects.
+class BrokenStrategy : public Strategy {
+ public:
+  std::string name() const override { return "broken"; }
+  std::string summary() const override { return "does not compile"; }
+  bool supports(const Problem&) const override { return true; }
+  std::vector<Params> space(const Problem&, const DeviceProfile&) const override { return {{}}; }
+  Params complete(const Problem&, const Params& p) const override { return p; }
+  int depth(const Params&) const override { return 1; }
+  ModelTerms model_terms(const Problem& p, const Params& q, const DeviceProfile& d) const override {
+    return naive().model_terms(p, q, d);
+  }
+  std::string source(const Problem&, const Params&) const override {
+    return "extern \"C\" __global__ void tb_full() { this is not cuda; }\n";
+  }
+  Launch launch(const Problem& p, const Params& q, bool full, const LaunchContext& c) const override {
+    return naive().launch(p, q, full, c);
+  }
+
+ private:
+  static const Strategy& naive() { return *find_strategy("naive"); }
+};
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tbtune_engine_test_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    problem_ = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Double,
+                                   {515, 387, 1}, 23);
+    cache_ = std::make_unique<Cache>((dir_ / "t.db").string(), Cache::Mode::ReadWrite);
+    DeviceRecord d;
+    d.name = "Planted GPU";
+    key_ = WinnerKey{problem_.stencil.hash, d.fingerprint(), problem_.dtype, problem_.domain,
+                     steps_class(problem_.steps)};
+    cache_->put_device(d);
+    cache_->put_stencil(problem_.stencil, "");
+    const auto ranked = rank_candidates(problem_, *builtin_profile("h100"));
+    candidates_ = rank_candidates(problem_, *builtin_profile("h100"), "naive");
+    SearchOptions s;
+    s.top = 5;
+    s.within = 0;
+    for (auto& c : select_candidates(ranked, s)) candidates_.push_back(c);
+    ASSERT_EQ(candidates_.size(), 6u);
+  }
+  void TearDown() override {
+    cache_.reset();
+    fs::remove_all(dir_);
+  }
+
+  std::string source(int i) const {
+    return candidates_[std::size_t(i)].strategy->source(problem_, candidates_[std::size_t(i)].params);
+  }
+
+  /// The planted compiler: "cubin:<hash>" and ptxas figures from `resources_` (32 registers,
+  /// no spills by default); a source naming tb_broken goes to real NVRTC.
+  EngineOptions options() {
+    EngineOptions o;
+    o.arch = "sm_90";
+    o.profile = *builtin_profile("h100");
+    o.work_dir = (dir_ / "work").string();
+    o.compile = [this](const std::string& src, const std::string& arch, const std::string& cache_dir) {
+      ++compiles_;
+      if (src.find("not cuda") != std::string::npos) return compile_cuda(src, arch, cache_dir);
+      CompiledModule m;
+      m.cubin = "cubin:" + hex64(fnv1a64(src));
+      KernelResources k;
+      k.registers = 32;
+      if (auto it = resources_.find(src); it != resources_.end()) k = it->second;
+      m.kernels[kFullKernel] = k;
+      return m;
+    };
+    return o;
+  }
+
+  EngineResult run(Measurer& m, const EngineOptions& o) {
+    return run_engine(problem_, key_, candidates_, m, *cache_, o);
+  }
+
+  fs::path dir_;
+  Problem problem_;
+  std::unique_ptr<Cache> cache_;
+  WinnerKey key_;
+  std::vector<RankedCandidate> candidates_;
+  std::map<std::string, KernelResources> resources_;
+  std::atomic<int> compiles_{0};
+};
+
+TEST_F(EngineTest, StoresEveryTrialAndTheFastestAsWinner) {
+  FakeMeasurer m;
+  std::vector<int> events;
+  const EngineResult r = run_engine(problem_, key_, candidates_, m, *cache_, options(),
+                                    [&](const TuneEvent& e) {
+                                      if (e.kind == TuneEvent::Kind::Measured) events.push_back(e.index);
+                                    });
+  ASSERT_EQ(r.trials.size(), 6u);
+  EXPECT_EQ(m.calls.front(), std::make_pair(0, true));  // the reference first
+  ASSERT_EQ(m.calls.size(), 6u);
+  for (int i = 1; i < 6; ++i) EXPECT_EQ(m.calls[std::size_t(i)], std::make_pair(i, false));
+  EXPECT_EQ(events, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  for (const Trial& t : r.trials) EXPECT_EQ(t.status, TrialStatus::Ok) << t.message;
+  ASSERT_TRUE(r.winner.has_value());
+  EXPECT_EQ(r.winner->trial.params, candidates_[5].params);  // planted as the fastest
+  EXPECT_EQ(cache_->trials(key_).size(), 6u);
+  const auto stored = cache_->winner(key_);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->trial.cubin, "cubin:" + hex64(fnv1a64(source(5))));
+  EXPECT_FALSE(fs::exists(dir_ / "work" / "reference.bin"));  // the planted measurer writes none
+}
+
+TEST_F(EngineTest, SecondRunRetimesNothing) {
+  FakeMeasurer first;
+  const EngineResult a = run(first, options());
+  compiles_ = 0;
+  FakeMeasurer second;
+  const EngineResult b = run(second, options());
+  EXPECT_TRUE(second.calls.empty());
+  EXPECT_EQ(b.reused, 6);
+  for (const Trial& t : b.trials) EXPECT_TRUE(t.reused);
+  EXPECT_EQ(compiles_, 1);  // only the winner, whose image the trials table does not keep
+  ASSERT_TRUE(b.winner.has_value());
+  EXPECT_EQ(b.winner->trial.params, a.winner->trial.params);
+  EXPECT_EQ(cache_->winner(key_)->trial.cubin, a.winner->trial.cubin);
+  EXPECT_EQ(cache_->trials(key_).size(), 6u);  // nothing new recorded
+}
+
+TEST_F(EngineTest, InterruptedRunStoresWinnerSoFarAndResumes) {
+  std::atomic<bool> stop{false};
+  FakeMeasurer first;
+  first.on_call = [&](int index) {
+    if (index == 2) stop = true;  // as a SIGINT during candidate 2 would
+  };
+  EngineOptions o = options();
+  o.stop = &stop;
+  const EngineResult a = run(first, o);
+  EXPECT_TRUE(a.interrupted);
+  EXPECT_EQ(a.trials.size(), 3u);
+  EXPECT_EQ(a.not_run, 3);
+  ASSERT_TRUE(a.winner.has_value());
+  EXPECT_EQ(cache_->winner(key_)->trial.params, candidates_[2].params);
+
+  FakeMeasurer second;
+  const EngineResult b = run(second, options());
+  // The reference output is not stored, so naive runs again as the reference only; then the
+  // three candidates the first run never reached.
+  EXPECT_EQ(second.calls, (std::vector<std::pair<int, bool>>{{0, true}, {3, false}, {4, false}, {5, false}}));
+  EXPECT_EQ(b.reused, 3);
+  EXPECT_FALSE(b.interrupted);
+  EXPECT_EQ(b.trials.size(), 6u);
+  EXPECT_EQ(cache_->trials(key_).size(), 6u);
+  EXPECT_EQ(cache_->winner(key_)->trial.params, candidates_[5].params);
+}
+
+TEST_F(EngineTest, FreshRetimesEverything) {
+  FakeMeasurer first;
+  (void)run(first, options());
+  FakeMeasurer second;
+  EngineOptions o = options();
+  o.fresh = true;
+  const EngineResult b = run(second, o);
+  EXPECT_EQ(second.calls.size(), 6u);
+  EXPECT_EQ(b.reused, 0);
+  EXPECT_EQ(cache_->trials(key_).size(), 12u);
+}
+
+TEST_F(EngineTest, BudgetStopsStartingCandidates) {
+  FakeMeasurer m;
+  m.on_call = [](int) { std::this_thread::sleep_for(100ms); };
+  EngineOptions o = options();
+  o.budget_s = 0.25;
+  const EngineResult r = run(m, o);
+  EXPECT_TRUE(r.out_of_budget);
+  EXPECT_GE(r.not_run, 1);
+  EXPECT_LE(m.calls.size(), 5u);
+  EXPECT_EQ(int(r.trials.size()) + r.not_run, 6);
+  ASSERT_TRUE(r.winner.has_value());
+  EXPECT_TRUE(cache_->winner(key_).has_value());
+}
+
+TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
+  resources_[source(1)] = KernelResources{64, 8, 16, 0, 0};   // spills
+  resources_[source(2)] = KernelResources{100000, 0, 0, 0, 0}; // cannot fit any block
+  FakeMeasurer m;
+  const EngineResult r = run(m, options());
+  EXPECT_EQ(r.trials[1].status, TrialStatus::Skipped);
+  EXPECT_NE(r.trials[1].message.find("spill"), std::string::npos) << r.trials[1].message;
+  EXPECT_EQ(r.trials[1].spill_bytes, 24);
+  EXPECT_EQ(r.trials[2].status, TrialStatus::Resources);
+  EXPECT_NE(r.trials[2].message.find("100000 registers"), std::string::npos) << r.trials[2].message;
+  for (const auto& call : m.calls) EXPECT_TRUE(call.first != 1 && call.first != 2);
+
+  // --allow-spills times the spilling one (a stored skipped trial is not reused).
+  FakeMeasurer again;
+  EngineOptions o = options();
+  o.allow_spills = true;
+  const EngineResult r2 = run(again, o);
+  EXPECT_EQ(r2.trials[1].status, TrialStatus::Ok);
+  EXPECT_FALSE(r2.trials[1].reused);
+}
+
+TEST_F(EngineTest, WrongResultIsATrialNotAWinner) {
+  FakeMeasurer m;
+  MeasureOutcome wrong;
+  wrong.measurement.seconds_median = wrong.measurement.seconds_min = 1e-6;  // fastest, but wrong
+  wrong.measurement.max_error = 0.5;
+  m.planted[3] = wrong;
+  const EngineResult r = run(m, options());
+  EXPECT_EQ(r.trials[3].status, TrialStatus::WrongResult);
+  EXPECT_NE(r.trials[3].message.find("max error"), std::string::npos);
+  EXPECT_EQ(r.winner->trial.params, candidates_[5].params);
+}
+
+TEST_F(EngineTest, NvrtcCompileErrorIsATrial) {
+  BrokenStrategy broken;
+  RankedCandidate c;
+  c.strategy = &broken;
+  candidates_.insert(candidates_.begin() + 1, c);
+  FakeMeasurer m;
+  const EngineResult r = run(m, options());
+  ASSERT_EQ(r.trials.size(), 7u);
+  EXPECT_EQ(r.trials[1].strategy, "broken");
+  EXPECT_EQ(r.trials[1].status, TrialStatus::CompileError);
+  EXPECT_NE(r.trials[1].message.find("error"), std::string::npos) << r.trials[1].message;
+  for (const auto& call : m.calls) EXPECT_NE(call.first, 1);
+  EXPECT_EQ(r.trials.back().status, TrialStatus::Ok);
+  EXPECT_TRUE(r.winner.has_value());
+}
+
+TEST_F(EngineTest, NaiveReferenceFailureEndsTheTune) {
+  FakeMeasurer m;
+  MeasureOutcome failed;
+  failed.status = TrialStatus::LaunchError;
+  failed.message = "planted";
+  m.planted[0] = failed;
+  EXPECT_THROW((void)run(m, options()), Error);
+}
+
+TEST_F(EngineTest, GpuSideFailureKeepsTheWinnerSoFar) {
+  FakeMeasurer m;
+  m.on_call = [](int index) {
+    if (index == 3) throw Error("planted: the worker cannot start");
+  };
+  EXPECT_THROW((void)run(m, options()), Error);
+  const auto stored = cache_->winner(key_);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->trial.params, candidates_[2].params);
+  EXPECT_EQ(cache_->trials(key_).size(), 3u);
+}
+
+// The supervised worker, with a planted handler in a forked child: a crash, a hang and an
+// exception each become a trial, and the candidates after them are still timed.
+JobResult planted_worker(const std::string& text) {
+  const auto req = nlohmann::json::parse(text);
+  if (req.at("op") == "hello") return {nlohmann::json{{"device", device_to_json(DeviceInfo{})}}.dump()};
+  switch (req.at("index").get<int>()) {
+    case 1: std::raise(SIGSEGV); break;
+    case 2: std::this_thread::sleep_for(60s); break;
+    case 3: std::abort();
+    case 4: throw Error("planted exception");
+    default: break;
+  }
+  Measurement m;
+  m.seconds_median = m.seconds_min = 1.0 / (1 + req.at("index").get<int>());
+  return {nlohmann::json{{"status", "ok"}, {"measurement", measurement_to_json(m)}}.dump()};
+}
+
+TEST_F(EngineTest, WorkerCrashesAndHangsAreTrialsAndTuningGoesOn) {
+  WorkerMeasurer w(fork_launcher([](int fd) { serve_jobs(fd, planted_worker); }), {0, 0.5, 10});
+  const EngineResult r = run(w, options());
+  ASSERT_EQ(r.trials.size(), 6u);
+  EXPECT_EQ(r.trials[0].status, TrialStatus::Ok);
+  EXPECT_EQ(r.trials[1].status, TrialStatus::LaunchError);
+  EXPECT_NE(r.trials[1].message.find("signal 11"), std::string::npos) << r.trials[1].message;
+  EXPECT_EQ(r.trials[2].status, TrialStatus::Timeout);
+  EXPECT_EQ(r.trials[3].status, TrialStatus::LaunchError);
+  EXPECT_EQ(r.trials[4].status, TrialStatus::LaunchError);
+  EXPECT_NE(r.trials[4].message.find("planted exception"), std::string::npos);
+  EXPECT_EQ(r.trials[5].status, TrialStatus::Ok);
+  EXPECT_EQ(w.starts(), 4);
+  EXPECT_EQ(r.winner->trial.params, candidates_[5].params);
+  const auto stored = cache_->trials(key_);
+  ASSERT_EQ(stored.size(), 6u);
+  EXPECT_EQ(stored[2].status, TrialStatus::Timeout);
+}
+
+}  // namespace
+}  // namespace tbtune
