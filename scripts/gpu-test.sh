@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 db=$(mktemp -d)/gpu-test.db
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true
-TBTUNE_SOURCE_DIR=$PWD "$build/tests/gpu_test" --gtest_brief=1
+TBTUNE_SOURCE_DIR=$PWD TBTUNE_CLI=$(realpath "$build/tbtune") "$build/tests/gpu_test" --gtest_brief=1
 for spec in configs/j2d5pt.yaml configs/j3d7pt.yaml; do
   "$build/tbtune" tune "$spec" --db "$db" --steps 100
   "$build/tbtune" lookup "$spec" --db "$db" --steps 100

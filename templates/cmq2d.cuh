@@ -89,7 +89,14 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
 
   real* col = rings + lx + R;  // this thread's column in the ring of level 0
   const real* in_col = in + gx;
-  real own[DEPTH][W];  // register windows of levels 0 .. DEPTH-1 (unused without TB_RRS)
+  // Register windows of levels 0 .. DEPTH-1 (unused without TB_RRS). Zeroed: their first rows
+  // are read before they are pushed, and an uninitialised read is undefined behaviour that the
+  // compiler may resolve to a later iteration's value (seen as wrong rows once per ring round).
+  real own[DEPTH][W];
+#pragma unroll
+  for (int s = 0; s < DEPTH; ++s)
+#pragma unroll
+    for (int i = 0; i < W; ++i) own[s][i] = real(0);
 
   // Input rows of iteration k, loaded during iteration k - 1.
   real cur[ILP];

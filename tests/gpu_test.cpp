@@ -2,9 +2,14 @@
 // several parameter points against the naive kernel (odd sizes, steps not a multiple of the
 // depth, float and double), and a tune that stores a winner that a lookup finds.
 // Every test skips when no GPU is usable.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <set>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -61,6 +66,42 @@ std::vector<unsigned char> run_naive(const Problem& p, Runner& runner, const std
   return runner.last_output();
 }
 
+// Where two results differ by more than the tolerance: how many cells, the first and the last
+// (x, y, z) with both values. Printed on a failure so a wrong kernel can be located.
+std::string describe_mismatch(const Problem& p, const std::vector<unsigned char>& got,
+                              const std::vector<unsigned char>& want) {
+  const long n = p.total_cells();
+  auto value = [&](const std::vector<unsigned char>& v, long i) {
+    if (p.dtype == DType::Float) return double(reinterpret_cast<const float*>(v.data())[i]);
+    return reinterpret_cast<const double*>(v.data())[i];
+  };
+  long count = 0, first = -1, last = -1;
+  for (long i = 0; i < n; ++i) {
+    const double a = value(got, i), b = value(want, i);
+    if (!(std::fabs(a - b) / std::max(std::fabs(b), 1.0) <= tolerance(p.dtype))) {
+      ++count;
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  auto where = [&](long i) {
+    const long nx = p.domain[0], ny = p.domain[1];
+    return fmt::format("({}, {}, {}) got {} want {}", i % nx, i / nx % ny, i / (nx * ny), value(got, i),
+                       value(want, i));
+  };
+  if (count == 0) return "no cell differs";
+  std::set<long> xs, ys;
+  for (long i = 0; i < n; ++i) {
+    const double a = value(got, i), b = value(want, i);
+    if (!(std::fabs(a - b) / std::max(std::fabs(b), 1.0) <= tolerance(p.dtype))) {
+      if (xs.size() < 12) xs.insert(i % p.domain[0]);
+      if (ys.size() < 12) ys.insert(i / p.domain[0] % p.domain[1]);
+    }
+  }
+  return fmt::format("{} of {} cells differ; first {}, last {}; columns {}, rows {}", count, n,
+                     where(first), where(last), fmt::join(xs, " "), fmt::join(ys, " "));
+}
+
 TEST_F(Gpu, NaiveMatchesCpuReference) {
   for (const std::string& path : test::config_paths())
     for (DType dtype : {DType::Double, DType::Float}) {
@@ -109,7 +150,20 @@ TEST_F(Gpu, EveryStrategyMatchesNaive) {
           try {
             const CompiledModule m = compile_cuda(s->source(p, params), arch());
             const Measurement r = runner.measure(*s, params, m, &reference, kOnce);
-            EXPECT_LE(r.max_error, tolerance(dtype));
+            EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, runner.last_output(), reference);
+            if (r.max_error > tolerance(dtype)) {
+              // Locate the fault: one full pass only, run twice (a race or an uninitialised read
+              // shows as two different results).
+              Problem one = p;
+              one.steps = s->depth(params);
+              Runner r1(one, device_, kDefaultSeed);
+              const auto ref1 = run_naive(one, r1, arch());
+              (void)r1.measure(*s, params, m, &ref1, kOnce);
+              const auto first = r1.last_output();
+              (void)r1.measure(*s, params, m, &ref1, kOnce);
+              ADD_FAILURE() << "one pass: " << describe_mismatch(one, first, ref1)
+                            << (first == r1.last_output() ? "; repeatable" : "; NOT repeatable");
+            }
             ++ran;
           } catch (const CudaError& e) {
             ADD_FAILURE() << what << ": " << e.what();
@@ -134,7 +188,10 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
   o.search.within = 0;
   o.timing = kOnce;
   o.spec_text = load_spec(path).text;
-  o.worker_exe = TBTUNE_CLI_PATH;  // this test binary has no `worker` subcommand
+  // This test binary has no `worker` subcommand: the tbtune binary runs the worker. TBTUNE_CLI
+  // points at it when the build folder has moved (scripts/pack-gpu.sh).
+  const char* cli = std::getenv("TBTUNE_CLI");
+  o.worker_exe = cli ? cli : TBTUNE_CLI_PATH;
   {
     Cache cache(db, Cache::Mode::ReadWrite);
     const TuneResult r = tune(p, o, cache);
