@@ -17,13 +17,20 @@
 // has advanced exactly TB_RING rows, so in each unrolled copy every slot is a compile-time
 // constant and every shared-memory access is a fixed offset from one per-thread pointer.
 //
+// Redundant register streaming (TB_RRS): each thread also keeps its own column of every level
+// in a register ring with the same slots, so the stencil's dx == 0 points come from registers
+// and only the neighbouring columns are read from shared memory. Being indexed like the shared
+// rings, the register rings need no shifting.
+//
 // Columns: the tile overlaps its neighbours by DEPTH*R on each side (redundant halo work); the
 // valid output is the middle TB_TILE_X - 2*DEPTH*R columns. Rows: a segment starts streaming
 // DEPTH*R rows before y0. Cells of the boundary ring keep their value at every level, which is
 // what makes the result exact for any domain size. Input rows of the next iteration are loaded
 // into registers one iteration ahead (prefetch), so global latency overlaps the computation.
-// With TB_RRS (redundant register streaming) each thread also keeps the rows of its own column
-// in registers, so only the neighbouring columns are read from shared memory.
+//
+// Most iterations are "steady": every row they compute is interior, every row they load exists
+// and every row they finish is in [y0, y1). Those run a copy of the body without row checks;
+// only the first and last few iterations of a segment check rows.
 
 #define TB_PITCH (TB_TILE_X + 2 * TB_RADIUS)  // ring row: the tile plus R padding columns per side
 #define TB_PHASES (TB_RING / TB_ILP)
@@ -33,28 +40,103 @@ __device__ __forceinline__ constexpr int cmq2d_slot(int v) {
   return ((v % TB_RING) + TB_RING) % TB_RING;
 }
 
-// Reads level s-1 around one cell of row `rel` (relative to ys, mod TB_RING). Other columns
-// come from the level's ring in shared memory; with redundant register streaming (TB_RRS) the
-// thread's own column (dx == 0) comes from `own`, a register window of the rows it computed
-// itself. After inlining and unrolling, `rel`, the offsets and so every address are constants.
+// Reads level s-1 around one cell of ring row `rel` (before the mod). Other columns come from
+// the level's shared ring; with TB_RRS the thread's own column (dx == 0) comes from its register
+// ring `own`. After inlining and unrolling, `rel`, the offsets and so every address are constants.
 struct Cmq2dAccess {
-  const real* ring;  // the level's ring, at the thread's column, slot 0
-  int rel;           // ring row of the centre cell (before the mod)
-  const real* own;   // own[R + dy] = row (centre + dy) of this thread's column (TB_RRS)
+  const real* ring;  // the level's shared ring, at the thread's column, slot 0
+  const real* own;   // the level's register ring (TB_RRS)
+  int rel;
   __device__ __forceinline__ real operator()(int dx, int dy, int) const {
-    if (TB_RRS && dx == 0) return own[dy + TB_RADIUS];
+    if (TB_RRS && dx == 0) return own[cmq2d_slot(rel + dy)];
     return ring[cmq2d_slot(rel + dy) * TB_PITCH + dx];
   }
 };
 
-// The register window of one level: rows [g - 2R, g + ILP) after the level computed rows
-// [g, g + ILP); the next level reads it as rows [g' - R, g' + ILP + R) with g' = g - R.
-__device__ __forceinline__ void cmq2d_push(real* window, const real* fresh) {
-  constexpr int KEEP = 2 * TB_RADIUS;
+// What one thread of one block needs in every iteration.
+struct Cmq2dThread {
+  real* col;              // this thread's column in the shared ring of level 0
+  const real* in_col;     // this thread's column of the input
+  real* out_col;          // and of the output
+  int nx, ny;
+  int ys, ye, y0, y1;     // streamed rows [ys, ye), output rows [y0, y1)
+  bool col_in, col_interior, col_out;
+};
+
+// One iteration k = k0 + PH. CHECK_ROWS: test every row against the domain and the segment
+// (the first and last iterations of a segment); otherwise only the thread's column is tested.
+template <int DEPTH, int PH, bool CHECK_ROWS>
+__device__ __forceinline__ void cmq2d_iteration(const Cmq2dThread& t, int k0, real (&own)[DEPTH][TB_RING],
+                                                real (&cur)[TB_ILP]) {
+  constexpr int R = TB_RADIUS, ILP = TB_ILP;
+  const int k = k0 + PH;
+  const int base = t.ys + k0 * ILP;  // the row in ring slot 0 during this round
+
+  real ahead[ILP];
 #pragma unroll
-  for (int i = 0; i < KEEP; ++i) window[i] = window[i + TB_ILP];
+  for (int j = 0; j < ILP; ++j) {
+    const int gy = t.ys + (k + 1) * ILP + j;
+    const bool ok = t.col_in && (!CHECK_ROWS || gy < t.ye);
+    ahead[j] = ok ? __ldg(t.in_col + (long)gy * t.nx) : real(0);
+  }
+
+  // Levels DEPTH .. 1, top down, so each level reads the register ring of the level below
+  // before that level overwrites the oldest rows in it.
 #pragma unroll
-  for (int j = 0; j < TB_ILP; ++j) window[KEEP + j] = fresh[j];
+  for (int s = DEPTH; s >= 1; --s) {
+    const int rel0 = (PH - s) * ILP - s * R;  // ring row of the first row computed now
+    const real* below = t.col + (s - 1) * TB_RING * TB_PITCH;
+    real v[ILP];
+#pragma unroll
+    for (int j = 0; j < ILP; ++j) {
+      const Cmq2dAccess u{below, own[s - 1], rel0 + j};
+      const int gy = base + rel0 + j;
+      const bool interior = t.col_interior && (!CHECK_ROWS || (gy >= R && gy < t.ny - R));
+      v[j] = interior ? TbStencil::apply(u) : u(0, 0, 0);
+    }
+    if (s < DEPTH) {
+      real* level = t.col + s * TB_RING * TB_PITCH;
+#pragma unroll
+      for (int j = 0; j < ILP; ++j) {
+        level[cmq2d_slot(rel0 + j) * TB_PITCH] = v[j];
+        if (TB_RRS) own[s][cmq2d_slot(rel0 + j)] = v[j];
+      }
+    } else if (t.col_out) {
+#pragma unroll
+      for (int j = 0; j < ILP; ++j) {
+        const int gy = base + rel0 + j;
+        if (!CHECK_ROWS || (gy >= t.y0 && gy < t.y1)) t.out_col[(long)gy * t.nx] = v[j];
+      }
+    }
+  }
+
+  // Level 0: this iteration's input rows.
+#pragma unroll
+  for (int j = 0; j < ILP; ++j) {
+    t.col[cmq2d_slot(PH * ILP + j) * TB_PITCH] = cur[j];
+    if (TB_RRS) own[0][cmq2d_slot(PH * ILP + j)] = cur[j];
+    cur[j] = ahead[j];
+  }
+  __syncthreads();
+}
+
+// Unrolls the TB_PHASES iterations of one round, each with or without row checks.
+template <int DEPTH, int PH>
+__device__ __forceinline__ void cmq2d_round(const Cmq2dThread& t, int k0, real (&own)[DEPTH][TB_RING],
+                                            real (&cur)[TB_ILP]) {
+  if constexpr (PH < TB_PHASES) {
+    constexpr int R = TB_RADIUS, ILP = TB_ILP;
+    const int k = k0 + PH;
+    const int done = t.ys + (k - DEPTH) * ILP - DEPTH * R;  // first row level DEPTH finishes
+    const int top = t.ys + (k - 1) * ILP - R + ILP;         // past the last row level 1 computes
+    const bool steady = done >= t.y0 && done + ILP <= t.y1 && top <= t.ny - R &&
+                        t.ys + (k + 2) * ILP <= t.ye;
+    if (steady)
+      cmq2d_iteration<DEPTH, PH, false>(t, k0, own, cur);
+    else
+      cmq2d_iteration<DEPTH, PH, true>(t, k0, own, cur);
+    cmq2d_round<DEPTH, PH + 1>(t, k0, own, cur);
+  }
 }
 
 template <int DEPTH>
@@ -62,98 +144,55 @@ __device__ __forceinline__ void cmq2d_pass(const real* __restrict__ in, real* __
                                            int nx, int ny) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
   real* rings = reinterpret_cast<real*>(tb_smem);
-  constexpr int R = TB_RADIUS, ILP = TB_ILP, W = TB_ILP + 2 * TB_RADIUS;
+  constexpr int R = TB_RADIUS, ILP = TB_ILP;
   constexpr int VALID_X = TB_TILE_X - 2 * DEPTH * R;
 
+  Cmq2dThread t;
+  t.nx = nx;
+  t.ny = ny;
   // Columns: this thread's global column and the block's valid output columns [c0, c1).
   const int lx = threadIdx.x;
   const int c0 = R + blockIdx.x * VALID_X;
   const int c1 = min(c0 + VALID_X, nx - R);
   const int gx = c0 - DEPTH * R + lx;
-  const bool col_in = gx >= 0 && gx < nx;
-  const bool col_interior = gx >= R && gx < nx - R;
-  const bool col_out = gx >= c0 && gx < c1;
+  t.col_in = gx >= 0 && gx < nx;
+  t.col_interior = gx >= R && gx < nx - R;
+  t.col_out = gx >= c0 && gx < c1;
 
   // Rows: the block's output rows [y0, y1) and the input rows it streams [ys, ye).
   const int interior_y = ny - 2 * R;
   const int seg = (interior_y + gridDim.y - 1) / gridDim.y;
-  const int y0 = R + blockIdx.y * seg;
-  const int y1 = min(y0 + seg, ny - R);
-  if (y0 >= y1) return;
-  const int ys = max(0, y0 - DEPTH * R);
-  const int ye = min(ny, y1 + DEPTH * R);
-  // Enough iterations for level DEPTH to pass y1, rounded up to whole unrolled rounds; the
-  // extra iterations read nothing (guarded loads) and write nothing (guarded stores).
-  const int needed = (y1 - ys + DEPTH * R + ILP - 1) / ILP + DEPTH;
+  t.y0 = R + blockIdx.y * seg;
+  t.y1 = min(t.y0 + seg, ny - R);
+  if (t.y0 >= t.y1) return;
+  t.ys = max(0, t.y0 - DEPTH * R);
+  t.ye = min(ny, t.y1 + DEPTH * R);
+  // Enough iterations for level DEPTH to pass y1, rounded up to whole rounds; the extra
+  // iterations read nothing (checked loads) and write nothing (checked stores).
+  const int needed = (t.y1 - t.ys + DEPTH * R + ILP - 1) / ILP + DEPTH;
   const int iterations = (needed + TB_PHASES - 1) / TB_PHASES * TB_PHASES;
 
-  real* col = rings + lx + R;  // this thread's column in the ring of level 0
-  const real* in_col = in + gx;
-  // Register windows of levels 0 .. DEPTH-1 (unused without TB_RRS). Zeroed: their first rows
-  // are read before they are pushed, and an uninitialised read is undefined behaviour that the
-  // compiler may resolve to a later iteration's value (seen as wrong rows once per ring round).
-  real own[DEPTH][W];
+  t.col = rings + lx + R;
+  t.in_col = in + gx;
+  t.out_col = out + gx;
+
+  // Register rings, zeroed: their first rows are read before they are written, and an
+  // uninitialised read would be undefined behaviour the compiler may exploit.
+  real own[DEPTH][TB_RING];
 #pragma unroll
   for (int s = 0; s < DEPTH; ++s)
 #pragma unroll
-    for (int i = 0; i < W; ++i) own[s][i] = real(0);
+    for (int i = 0; i < TB_RING; ++i) own[s][i] = real(0);
 
   // Input rows of iteration k, loaded during iteration k - 1.
   real cur[ILP];
 #pragma unroll
   for (int j = 0; j < ILP; ++j) {
-    const int gy = ys + j;
-    cur[j] = (col_in && gy < ye) ? __ldg(in_col + (long)gy * nx) : real(0);
+    const int gy = t.ys + j;
+    cur[j] = (t.col_in && gy < t.ye) ? __ldg(t.in_col + (long)gy * nx) : real(0);
   }
 
-  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) {
-#pragma unroll
-    for (int ph = 0; ph < TB_PHASES; ++ph) {
-      const int k = k0 + ph;
-      real ahead[ILP];
-#pragma unroll
-      for (int j = 0; j < ILP; ++j) {
-        const int gy = ys + (k + 1) * ILP + j;
-        ahead[j] = (col_in && gy < ye) ? __ldg(in_col + (long)gy * nx) : real(0);
-      }
-
-      // Levels DEPTH .. 1, top down, so each level reads the window of the level below before
-      // that level pushes this iteration's rows into it.
-#pragma unroll
-      for (int s = DEPTH; s >= 1; --s) {
-        const int rel0 = (ph - s) * ILP - s * R;   // ring row of the first row computed, + k0*ILP
-        const int row0 = ys + k0 * ILP + rel0;     // its global row
-        const real* below = col + (s - 1) * TB_RING * TB_PITCH;
-        real v[ILP];
-#pragma unroll
-        for (int j = 0; j < ILP; ++j) {
-          const int gy = row0 + j;
-          const Cmq2dAccess u{below, rel0 + j, own[s - 1] + j};
-          v[j] = (col_interior && gy >= R && gy < ny - R) ? TbStencil::apply(u) : u(0, 0, 0);
-        }
-        if (s < DEPTH) {
-          real* level = col + s * TB_RING * TB_PITCH;
-#pragma unroll
-          for (int j = 0; j < ILP; ++j) level[cmq2d_slot(rel0 + j) * TB_PITCH] = v[j];
-          if (TB_RRS) cmq2d_push(own[s], v);
-        } else if (col_out) {
-#pragma unroll
-          for (int j = 0; j < ILP; ++j) {
-            const int gy = row0 + j;
-            if (gy >= y0 && gy < y1) out[(long)gy * nx + gx] = v[j];
-          }
-        }
-      }
-
-      // Level 0: this iteration's input rows.
-#pragma unroll
-      for (int j = 0; j < ILP; ++j) col[cmq2d_slot(ph * ILP + j) * TB_PITCH] = cur[j];
-      if (TB_RRS) cmq2d_push(own[0], cur);
-#pragma unroll
-      for (int j = 0; j < ILP; ++j) cur[j] = ahead[j];
-      __syncthreads();
-    }
-  }
+  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) cmq2d_round<DEPTH, 0>(t, k0, own, cur);
 }
 
 extern "C" __global__ void __launch_bounds__(TB_TILE_X, TB_BPS)

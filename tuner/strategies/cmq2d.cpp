@@ -27,6 +27,31 @@ long smem_bytes(const Problem& p, int depth, int tile_x, int ilp) {
 
 int valid_x(int tile_x, int depth, int radius) { return tile_x - 2 * depth * radius; }
 
+// How a block's rows split into y segments. Every segment also streams depth*r rows before and
+// after its own, and takes depth iterations to fill the pipeline; segments run in waves of
+// `resident` blocks. The split minimises waves x (rows per segment + that overhead), and
+// `efficiency` is the share of the GPU's block-slot time that advances useful rows.
+struct RowSplit {
+  long blocks_y = 1;
+  double efficiency = 1;
+};
+
+RowSplit split_rows(long rows, long blocks_x, long resident, int depth, int radius, int ilp) {
+  RowSplit best;
+  double best_cost = 0;
+  const long overhead = 2L * depth * radius + long(depth) * ilp;
+  for (long gy = 1; gy <= std::max(1L, rows / 16); ++gy) {
+    const long waves = (blocks_x * gy + resident - 1) / resident;
+    const double cost = double(waves) * double((rows + gy - 1) / gy + overhead);
+    if (gy == 1 || cost < best_cost) {
+      best_cost = cost;
+      best.blocks_y = gy;
+    }
+  }
+  best.efficiency = double(blocks_x) * double(rows) / (double(resident) * best_cost);
+  return best;
+}
+
 // Shared-memory loads per cell: each thread computes `ilp` rows of one column, and the compiler
 // reads every distinct (dx, row) of the level below once for the whole group. With redundant
 // register streaming the thread's own column (dx = 0) comes from registers.
@@ -49,7 +74,9 @@ class Cmq2d final : public Strategy {
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
-    for (int tile_x : {128, 256, 512, 1024})
+    // 128 columns are 4 warps: too few to hide shared-memory and FMA latency at one block per SM
+    // (reachable by hand with --param).
+    for (int tile_x : {256, 512, 1024})
       for (int ilp : {1, 2, 4, 8})
         for (int bps : {1, 2})
           for (int rrs : {0, 1})
@@ -80,17 +107,20 @@ class Cmq2d final : public Strategy {
   }
   int depth(const Params& k) const override { return k.at("t"); }
 
-  ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile&) const override {
+  ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tile_x = k.at("tile_x"), ilp = k.at("ilp");
     const int r = p.stencil.radius;
     ModelTerms m;
     m.depth = t;
-    const double vx = overlapped_valid_2d(tile_x, t, r);  // eq. 5.8
+    // Eq. 5.8's valid share, times the share of block-slot time the row split keeps useful.
+    const long gx = ceil_div(p.domain[0] - 2 * r, valid_x(tile_x, t, r));
+    const double vx = overlapped_valid_2d(tile_x, t, r);
+    const double busy = split_rows(p.domain[1] - 2 * r, gx, long(d.sm_count) * k.at("bps"), t, r, ilp).efficiency;
     // Per computed cell: every tile cell is read once, only the valid ones are written.
     m.a_gm = 1 + vx;
     m.a_sm = smem_loads_per_cell(p.stencil, ilp, k.at("rrs") != 0) + 1;  // loads of the level below + one store
     m.a_cmp = p.stencil.flops;
-    m.valid = vx;
+    m.valid = vx * busy;
     m.smem_bytes = smem_bytes(p, t, tile_x, ilp);
     m.threads = tile_x;
     m.blocks_per_sm = k.at("bps");
@@ -114,12 +144,9 @@ class Cmq2d final : public Strategy {
     l.block = {unsigned(tile_x), 1, 1};
     l.dynamic_smem = std::size_t(smem_bytes(p, depth, tile_x, k.at("ilp")));
     const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(tile_x, depth, r));
-    // Split y so the grid fills the GPU in one wave, keeping segments long enough that the
-    // rows streamed before each segment (depth * r) stay a small overhead.
     const long resident = long(ctx.sm_count) * std::min(k.at("bps"), ctx.resident_blocks_per_sm);
-    const long by_fill = std::max(1L, resident / long(gx));
-    const long by_max = std::max(1L, (p.domain[1] - 2 * r) / std::max(8L * depth * r, 64L));
-    l.grid = {gx, unsigned(std::min(by_fill, by_max)), 1};
+    const RowSplit split = split_rows(p.domain[1] - 2 * r, gx, resident, depth, r, k.at("ilp"));
+    l.grid = {gx, unsigned(split.blocks_y), 1};
     return l;
   }
 };
