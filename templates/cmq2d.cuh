@@ -86,13 +86,15 @@ __device__ __forceinline__ void cmq2d_iteration(const Cmq2dThread& t, int k0, re
   for (int s = DEPTH; s >= 1; --s) {
     const int rel0 = (PH - s) * ILP - s * R;  // ring row of the first row computed now
     const real* below = t.col + (s - 1) * TB_RING * TB_PITCH;
+    // The ILP rows at once (each input read once), then boundary cells keep their value.
+    const Cmq2dAccess u{below, own[s - 1], rel0};
     real v[ILP];
+    TbStencil::apply_rows<ILP>(u, v);
 #pragma unroll
     for (int j = 0; j < ILP; ++j) {
-      const Cmq2dAccess u{below, own[s - 1], rel0 + j};
       const int gy = base + rel0 + j;
       const bool interior = t.col_interior && (!CHECK_ROWS || (gy >= R && gy < t.ny - R));
-      v[j] = interior ? TbStencil::apply(u) : u(0, 0, 0);
+      if (!interior) v[j] = u(0, j, 0);
     }
     if (s < DEPTH) {
       real* level = t.col + s * TB_RING * TB_PITCH;

@@ -37,3 +37,11 @@ struct TbGlobalAccess {
     return __ldg(center + dx + dy * sy + dz * sz);
   }
 };
+
+// An accessor seen `rows` rows further along y, for evaluating a stencil at several rows.
+template <class U>
+struct TbRowShift {
+  const U& u;
+  int rows;
+  __device__ __forceinline__ real operator()(int dx, int dy, int dz) const { return u(dx, dy + rows, dz); }
+};

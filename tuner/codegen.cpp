@@ -1,5 +1,8 @@
 #include "tuner/codegen.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "tuner/error.hpp"
@@ -79,6 +82,42 @@ std::string linear_body(const LinearForm& f) {
   return out + "    return acc;\n";
 }
 
+// `apply_rows<N>(u, acc)`: the stencil at N consecutive rows (acc[j] at row j of u), reading
+// every input cell once. For an affine stencil the loops run over the input: for each (dx, dz)
+// column and each row, one read, then a multiply-add into every output row that point reaches.
+// Each output then sums its terms in another order than `apply` (a rounding difference only),
+// but holds N accumulators instead of N x (rows + 2R) inputs in registers, which is what lets
+// the compiler keep one read per input for box stencils. Otherwise: `apply` at each row.
+std::string rows_body(const Stencil& s) {
+  std::string out = "  template <int N, class U>\n"
+                    "  __device__ __forceinline__ static void apply_rows(const U& u, real (&acc)[N]) {\n";
+  if (!s.linear || s.linear->terms.empty()) {
+    out += "#pragma unroll\n    for (int j = 0; j < N; ++j) acc[j] = apply(TbRowShift<U>{u, j});\n  }\n";
+    return out;
+  }
+  // Terms grouped by column (dx, dz), in the order of `terms`, which is (z, y, x): sort by column.
+  std::map<std::pair<int, int>, std::vector<const LinearForm::Term*>> columns;
+  for (const auto& t : s.linear->terms) columns[{t.at[2], t.at[0]}].push_back(&t);
+  bool first_column = true;
+  for (const auto& [col, terms] : columns) {
+    int lo = terms.front()->at[1], hi = lo;
+    for (const auto* t : terms) lo = std::min(lo, t->at[1]), hi = std::max(hi, t->at[1]);
+    out += fmt::format("#pragma unroll\n    for (int row = {}; row < N + {}; ++row) {{\n", lo, hi);
+    out += fmt::format("      const real x = u({}, row, {});\n", col.second, col.first);
+    for (const auto* t : terms) {
+      // In the first column, the term with the lowest dy is each output's first term.
+      const bool assign = first_column && t->at[1] == lo;
+      out += fmt::format("      if (row - ({}) >= 0 && row - ({}) < N) acc[row - ({})] {} {} * x;\n", t->at[1],
+                         t->at[1], t->at[1], assign ? "=" : "+=", number(t->coef));
+    }
+    out += "    }\n";
+    first_column = false;
+  }
+  if (s.linear->constant != 0)
+    out += "#pragma unroll\n    for (int j = 0; j < N; ++j) acc[j] += " + number(s.linear->constant) + ";\n";
+  return out + "  }\n";
+}
+
 }  // namespace
 
 std::string cuda_expr(const Expr& e) {
@@ -100,7 +139,7 @@ std::string assemble_source(const Problem& problem, const Defines& defines,
   src += "\n// The stencil, printed from the parsed spec.\nstruct TbStencil {\n";
   src += "  template <class U>\n  __device__ __forceinline__ static real apply(const U& u) {\n";
   src += s.linear ? linear_body(*s.linear) : "    return " + cuda_expr(s.expr) + ";\n";
-  src += "  }\n};\n\n";
+  src += "  }\n" + rows_body(s) + "};\n\n";
   src += template_text(template_name);
   return src;
 }
