@@ -39,6 +39,7 @@ DeviceProfile a100() {
   d.fp32_flops = 19.5 * kTera;   // datasheet (non-tensor)
   d.grid_sync_s = 1.2e-6;        // section 5.6.2
   d.gm_latency_s = 600e-9;       // estimate, see the file comment
+  d.update_latency_s = 110 / (d.clock_ghz * 1e9);  // the H100's 110 cycles (not measured here)
   return d;
 }
 
@@ -62,6 +63,7 @@ DeviceProfile h100() {
   d.fp32_flops = 2 * 31.9 * kTera;  // estimate: sm_90 has twice the FP32 lanes of FP64
   d.grid_sync_s = 1.12e-6;       // at 1 block/SM
   d.gm_latency_s = 600e-9;       // estimate
+  d.update_latency_s = 110 / (d.clock_ghz * 1e9);  // 110 cycles: fitted, docs/model.md
   return d;
 }
 

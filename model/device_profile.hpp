@@ -25,6 +25,10 @@ struct DeviceProfile {
   double fp64_flops = 0;       ///< flop/s (an FMA counts 2)
   double grid_sync_s = 0;      ///< one grid-wide sync at one block per SM, seconds
   double gm_latency_s = 0;     ///< global-memory load latency, seconds (Little's law)
+  /// Latency of one cell update in a temporal-blocking pipeline (reads of the level below,
+  /// the stencil's arithmetic, the write and the barrier it waits at), seconds; 0: not modelled.
+  /// Fitted from measured cmq2d trials, see docs/model.md "Parallelism".
+  double update_latency_s = 0;
 };
 
 /// Built-in profiles: "a100" (thesis table 5.2), "h100" (measured on the test machine), "h200".

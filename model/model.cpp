@@ -89,6 +89,17 @@ Prediction predict(const ModelTerms& m, const Problem& problem, const DeviceProf
   // thesis' per-tile form when every tile takes the same time.
   out.V = m.valid;
   if (m.syncs_per_pass > 0 && T > 0) out.V *= T / (T + d.grid_sync_s * m.syncs_per_pass);
+  // Latency (Little's law, thesis 2.4, applied to cell updates rather than bytes): with N cell
+  // updates in flight per SM, each taking L from its reads to its result, an SM advances at most
+  // N / L cells per second. A cell waits for both that latency and its share of the bottleneck
+  // B, so the rate is 1 / (1/B + L/N) = B x N / (N + B L): the factor below. It is what makes
+  // 256 threads x 1 row per SM reach a third of the shared-memory bound and 256 x 4 rows three
+  // quarters (docs/model.md, "Parallelism").
+  const double in_flight = parallelism_per_sm(m);
+  if (d.update_latency_s > 0 && in_flight > 0 && d.sm_count > 0) {
+    const double per_sm = out.P_gcells * out.V * 1e9 / d.sm_count;  // cells/s per SM
+    out.V *= in_flight / (in_flight + per_sm * d.update_latency_s);
+  }
   out.PP_gcells = out.P_gcells * out.V;  // eq. 5.1
 
   out.why_not = resource_check(m, d);

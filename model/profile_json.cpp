@@ -35,6 +35,7 @@ const Entry kFields[] = {
     {"fp64_flops", &DeviceProfile::fp64_flops},
     {"grid_sync_s", &DeviceProfile::grid_sync_s},
     {"gm_latency_s", &DeviceProfile::gm_latency_s},
+    {"update_latency_s", &DeviceProfile::update_latency_s},
 };
 
 }  // namespace

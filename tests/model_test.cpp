@@ -131,6 +131,7 @@ DeviceProfile round_device() {
   d.fp64_flops = 10e12;
   d.fp32_flops = 20e12;
   d.grid_sync_s = 1e-6;
+  d.update_latency_s = 0;  // the pure equations; Model.Latency tests the latency factor
   return d;
 }
 ModelTerms terms_2d(int t) {
@@ -176,6 +177,26 @@ TEST(Model, HandComputed) {
   ModelTerms halo = terms_2d(1);
   halo.d_gm = 1.5;
   EXPECT_NEAR(predict(halo, p, d).P_gcells, 62.5 / 1.5, 1e-9);
+}
+
+TEST(Model, Latency) {
+  const Problem p = square_2d();
+  DeviceProfile d = round_device();
+  d.sm_count = 100;
+  d.update_latency_s = 100e-9;
+  ModelTerms m = terms_2d(6);  // B = 312.5 GCells/s = 3.125e9 cells/s per SM; B x L = 312.5 cells
+  m.threads = 256;
+  m.blocks_per_sm = 1;
+  m.ilp = 1;
+  Prediction r = predict(m, p, d);
+  EXPECT_NEAR(r.V, 256.0 / (256 + 312.5), 1e-12);
+  m.ilp = 4;  // four times the cells in flight
+  r = predict(m, p, d);
+  EXPECT_NEAR(r.V, 1024.0 / (1024 + 312.5), 1e-12);
+  EXPECT_NEAR(r.P_gcells, 312.5, 1e-9);  // the bound itself does not move
+  m.valid = 0.5;  // a lower bound needs fewer cells in flight to reach it
+  r = predict(m, p, d);
+  EXPECT_NEAR(r.V, 0.5 * 1024.0 / (1024 + 156.25), 1e-12);
 }
 
 TEST(Model, ValidWithSyncs) {

@@ -17,7 +17,7 @@ TEST(ProfileJson, EveryBuiltinRoundTrips) {
   for (const std::string& name : builtin_profile_names()) {
     const DeviceProfile p = *builtin_profile(name);
     const nlohmann::json j = profile_to_json(p);
-    EXPECT_EQ(j.size(), 17u) << "a DeviceProfile field is missing from profile_json.cpp";
+    EXPECT_EQ(j.size(), 18u) << "a DeviceProfile field is missing from profile_json.cpp";
     // Through text, as the cache stores it.
     const DeviceProfile q = profile_from_json(nlohmann::json::parse(j.dump()));
     EXPECT_EQ(profile_to_json(q), j) << name;
