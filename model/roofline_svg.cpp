@@ -185,12 +185,17 @@ std::string roofline_svg(const DeviceProfile& d, DType dtype, const std::vector<
   text(s, kLeft + 8, ay.at(peak) - 6,
        fmt::format("{} peak {}", dtype == DType::Double ? "FP64" : "FP32", rate(peak * 1e9, "FLOP/s")),
        " fill=\"#d62728\"");
-  for (double v : sm_int) {
+  // Shared-memory ceilings (one per winner's a_sm) are labelled at their right end, and a label
+  // closer than a line of text to the one above it is left out rather than drawn over it.
+  std::vector<double> sm_sorted(sm_int.begin(), sm_int.end());
+  std::sort(sm_sorted.begin(), sm_sorted.end(), std::greater<>());
+  double last_y = -1e9;
+  for (double v : sm_sorted) {
     const double y = ay.at(bsm * v);
-    if (y < kTop + 10 || y > kBottom) continue;
-    text(s, kLeft + 8, y - 6,
-         fmt::format("shared memory {} x {:.3g} flop/B", rate(d.sm_bw, "B/s"), v),
-         " fill=\"#2ca02c\"");
+    if (y < kTop + 10 || y > kBottom || y - last_y < 14) continue;
+    last_y = y;
+    text(s, kRight - 8, y - 4, fmt::format("shared memory {} x {:.3g} flop/B", rate(d.sm_bw, "B/s"), v),
+         " fill=\"#2ca02c\" text-anchor=\"end\"");
   }
 
   // Points last so they sit on top of the lines.
@@ -199,7 +204,8 @@ std::string roofline_svg(const DeviceProfile& d, DType dtype, const std::vector<
     const double y = ay.at(p.gflops > 0 ? p.gflops : std::pow(10.0, ay.lo));
     s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"black\"><title>{}</title>"
                      "</circle>\n", x, y, xml_escape(p.label));
-    text(s, x + 8, y - 6, p.label);
+    // The stencil's name only (the first word); the whole label is the point's tooltip.
+    text(s, x + 8, y + 4, p.label.substr(0, p.label.find(' ')));
   }
   s += "</svg>\n";
   return s;
