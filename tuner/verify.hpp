@@ -12,10 +12,10 @@ namespace tbtune {
 [[nodiscard]] double max_error(DType dtype, const void* a, const void* b, std::size_t n);
 
 /// Largest accepted max_error: 1e-9 for double and 1e-3 for float. Kernels evaluate the same
-/// stencil per cell, but may sum its terms in another order (`apply_rows` goes input by input)
-/// and the compiler may contract a * b + c into an FMA differently; both are rounding
-/// differences, which over 1000 steps of a stable stencil stay far below these bounds, while
-/// any indexing or synchronisation bug produces errors of order 1e-2 or more.
+/// generated stencil per cell, summing its terms in the same order (tuner/codegen.cpp), so
+/// differences come only from the compiler contracting a * b + c into an FMA differently; over
+/// 1000 steps of a stable stencil that stays far below these bounds, while any indexing or
+/// synchronisation bug produces errors of order 1e-2 or more.
 [[nodiscard]] double tolerance(DType dtype);
 
 }  // namespace tbtune
