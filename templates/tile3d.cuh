@@ -1,44 +1,202 @@
 // templates/tile3d.cuh: temporal blocking for 3D stencils, streaming in z. Two strategies share
 // this template and differ only in how a block gets the halo of its x-y tile:
-//   TB_DEVTILE 0 (smtile3d): overlapped tiling. A block's TB_TX x TB_TY tile overlaps its
-//     neighbours by DEPTH*R on each side; the halo is recomputed redundantly, the valid output is
-//     the middle (TB_TX - 2*DEPTH*R) x (TB_TY - 2*DEPTH*R). No inter-block communication.
+//   TB_DEVTILE 0 (smtile3d): overlapped tiling. A block computes a TB_TX x TB_TY tile at every
+//     level; level 0 also has the R-wide frame around it (from the input), the higher levels'
+//     frames are never written, so level s is valid (s-1)*R cells in from the tile edge and the
+//     output is the middle (TB_TX - 2*(DEPTH-1)*R) x (TB_TY - 2*(DEPTH-1)*R). Tiles overlap by
+//     that halo, recomputed redundantly; no inter-block communication.
 //   TB_DEVTILE 1 (devtile3d): device tiling. The tiles partition the x-y plane without overlap and
 //     all blocks are resident at once (cooperative launch). After every group of TB_Z planes each
 //     block writes the border of its new planes to global scratch, the grid synchronises once
-//     (lazy streaming), and each block reads its halo from its neighbours' borders.
+//     (lazy streaming), and each block reads its halo frame from its neighbours' borders.
+//     Scratch: per block, parity of the iteration, level 1 .. DEPTH-1 and new plane 0 .. Z-1, one
+//     plane laid out like the shared-memory planes (only the border cells written), so every
+//     scratch address is a constant offset from one per-thread pointer too.
 //
 // Per block and time level s = 0 .. DEPTH-1, a circular queue of TB_RING x-y planes lives in
 // shared memory (each plane has an R-wide halo frame). In iteration k, level 0 receives input
 // planes [k*Z, k*Z + Z) and level s computes planes g(k, s) = (k - s)*Z - s*R .. + Z from level
-// s-1, reading only planes finished in earlier iterations; TB_RING = 2*Z + 2*R keeps the planes
-// being read and the planes being written in distinct slots, so one barrier per iteration
-// suffices. Level DEPTH goes to global memory. Cells of the boundary ring keep their value at
-// every level. Each thread owns TB_CY cells of one x-y column group (ILP in y).
+// s-1, reading planes g - R .. g + Z - 1 + R, all finished in earlier iterations, while level s-1
+// writes g + Z + R .. g + 2*Z + R - 1. A ring of at least 2*Z + 2*R planes keeps those in distinct
+// slots, so one barrier per iteration suffices. TB_RING is the least multiple of Z that does:
+// after TB_PHASES = TB_RING / Z iterations every level has advanced exactly TB_RING planes, so
+// the main loop, unrolled TB_PHASES times, sees every ring slot as a compile-time constant and
+// every shared-memory access is a fixed offset from one per-thread pointer (no wrap arithmetic).
+// Level DEPTH goes to global memory. Cells of the boundary ring keep their value at every level.
+//
+// Threads: TB_TX x TB_THREADS_Y; thread (tx, ty) owns the TB_CY consecutive rows ty*CY .. + CY - 1
+// of column tx, so TbStencil::apply_rows evaluates them reading each input once. A warp spans
+// x (TB_TX is a multiple of 32), so its shared-memory accesses are consecutive: no conflicts.
+//
+// Input planes are loaded into registers one iteration ahead (stored to shared memory at the
+// start of the next iteration), so global latency overlaps the computation. Each thread loads
+// the fixed set of plane cells tid + l*NT, whose global offsets it computes once.
+//
+// Most iterations are "steady": the tile and its frame lie inside the domain, every plane they
+// compute is interior and every plane they load exists. Those run a copy of the body without
+// per-cell checks; only the first and last iterations and the edge tiles check.
 #if TB_DEVTILE
 #include <cooperative_groups.h>
 #endif
 
-#define TB_PX (TB_TX + 2 * TB_RADIUS)   // plane pitch in x (tile plus halo)
+#define TB_PX (TB_TX + 2 * TB_RADIUS)  // plane pitch in x (tile plus halo)
 #define TB_PY (TB_TY + 2 * TB_RADIUS)
 #define TB_PLANE (TB_PX * TB_PY)
 #define TB_THREADS_Y (TB_TY / TB_CY)
+#define TB_NT (TB_TX * TB_THREADS_Y)                    // threads per block
+#define TB_PHASES (TB_RING / TB_Z)
+#define TB_LOADS ((TB_PLANE + TB_NT - 1) / TB_NT)      // plane cells each thread loads
+#define TB_FRAME (TB_PLANE - TB_TX * TB_TY)             // halo frame cells of a plane
+#define TB_FLOADS ((TB_FRAME + TB_NT - 1) / TB_NT)     // frame cells each thread refills (devtile)
 
+// (v mod TB_RING) in 0 .. TB_RING-1 for any int v; folds to a constant when v is one.
+__device__ __forceinline__ constexpr int tile3d_slot(int v) { return ((v % TB_RING) + TB_RING) % TB_RING; }
+
+// Reads level s-1 around the thread's first cell, ring plane `rel` (before the mod); dy counts
+// rows from that cell. After inlining and unrolling every address is a constant offset.
 struct Tile3dAccess {
-  const real* level;  // the level below, at this thread's cell in plane slot 0
-  const int* slot;    // slot[o] * TB_PLANE = offset of the plane at z offset o - R
+  const real* cell;  // the level's ring, at the thread's first cell, slot 0
+  int rel;
   __device__ __forceinline__ real operator()(int dx, int dy, int dz) const {
-    return level[slot[dz + TB_RADIUS] * TB_PLANE + dy * TB_PX + dx];
+    return cell[tile3d_slot(rel + dz) * TB_PLANE + dy * TB_PX + dx];
   }
 };
 
-__device__ __forceinline__ int tile3d_wrap(int v) { return v >= TB_RING ? v - TB_RING : v; }
+// What one thread needs in every iteration, computed once before the main loop.
+struct Tile3dThread {
+  real* cell;            // the thread's first cell in level 0, slot 0
+  real* load;            // where its first loaded plane cell goes in level 0, slot 0
+  real* rings;           // all rings (the devtile frame refill)
+  const real* in;
+  real* out;
+  real* scratch;
+  int nx, nz;
+  long plane_cells;
+  long cell_off;         // in-plane global offset of the first cell
+  long sblock;           // devtile: the thread's first cell in its block's scratch
+  int goff[TB_LOADS];    // in-plane global offset of each loaded cell, -1 outside plane or domain
+  unsigned interior;     // bit c: cell c is inside the domain's interior in x-y
+  unsigned outmask;      // bit c: cell c is output of this block (x-y)
+  bool tile_interior;    // the tile and its frame lie inside the domain
+#if TB_DEVTILE
+  unsigned border;       // bit c: cell c is within R of the tile edge and in the domain
+  int foff[TB_FLOADS];   // frame cells this thread refills: offset in the plane, -1 if none
+  long fsrc[TB_FLOADS];  // and the owning cell in the neighbour's scratch
+#endif
+};
 
-// Halo exchange of device tiling: scratch holds, per parity of the iteration, level (1..DEPTH-1)
-// and new plane (0..Z-1), a full nx*ny plane of which only tile borders are written.
-__device__ __forceinline__ long tile3d_scratch_plane(int parity, int level, int j, int depth,
-                                                     long plane_cells) {
-  return ((long)(parity * (depth - 1) + (level - 1)) * TB_Z + j) * plane_cells;
+// Device tiling's scratch: per block, 2 parities x (DEPTH-1) levels x Z planes of TB_PLANE cells.
+// The offset of (level, plane j) within one parity, a constant.
+__device__ __forceinline__ constexpr int tile3d_scratch_plane(int level, int j) {
+  return ((level - 1) * TB_Z + j) * TB_PLANE;
+}
+#define TB_SCRATCH_HALF ((DEPTH > 1 ? DEPTH - 1 : 1) * TB_Z * TB_PLANE)  // one parity of one block
+
+// One iteration k = k0 + PH. CHECK: test cells against the domain (first and last iterations,
+// edge tiles); otherwise only the output mask (the overlapped halo of smtile) is tested.
+template <int DEPTH, int PH, bool CHECK>
+__device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS]) {
+  constexpr int R = TB_RADIUS, Z = TB_Z, LEVEL = TB_RING * TB_PLANE;
+  const int k = k0 + PH;
+  const int base = k0 * Z;  // the plane in ring slot 0 during this round
+
+  // Level 0: store this iteration's planes (no level reads their slots now), then load the next
+  // iteration's into the same registers; the loads complete while the levels compute.
+#pragma unroll
+  for (int j = 0; j < Z; ++j) {
+    real* slot = t.load + tile3d_slot(PH * Z + j) * TB_PLANE;
+#pragma unroll
+    for (int l = 0; l < TB_LOADS; ++l)
+      if (l + 1 < TB_LOADS || t.goff[l] != -2) slot[l * TB_NT] = cur[j][l];
+  }
+#pragma unroll
+  for (int j = 0; j < Z; ++j) {
+    const int gz = (k + 1) * Z + j;
+    const real* plane = t.in + (long)gz * t.plane_cells;
+#pragma unroll
+    for (int l = 0; l < TB_LOADS; ++l) {
+      // Steady: the tile's frame is in the domain, so only the last load can fall off the plane.
+      const bool ok = (!CHECK && l + 1 < TB_LOADS) || (t.goff[l] >= 0 && (!CHECK || gz < t.nz));
+      cur[j][l] = ok ? __ldg(plane + t.goff[l]) : real(0);
+    }
+  }
+
+  // Levels DEPTH .. 1 (any order would do: a level reads only planes finished before).
+#pragma unroll
+  for (int s = DEPTH; s >= 1; --s) {
+    const int rel0 = (PH - s) * Z - s * R;  // ring plane of the first plane computed now
+    const int g = base + rel0;              // and its z
+#pragma unroll
+    for (int j = 0; j < Z; ++j) {
+      const Tile3dAccess u{t.cell + (s - 1) * LEVEL, rel0 + j};
+      real v[TB_CY];
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
+      TbStencil::apply_rows<TB_CY>(u, v);
+      const int gz = g + j;
+      const bool z_interior = gz >= R && gz < t.nz - R;
+      if (CHECK) {
+#pragma unroll
+        for (int c = 0; c < TB_CY; ++c)
+          if (!z_interior || !((t.interior >> c) & 1u)) v[c] = u(0, c, 0);
+      }
+      if (s < DEPTH) {
+        real* level = t.cell + s * LEVEL + tile3d_slot(rel0 + j) * TB_PLANE;
+#pragma unroll
+        for (int c = 0; c < TB_CY; ++c) level[c * TB_PX] = v[c];
+#if TB_DEVTILE
+        // Border cells go to scratch for the neighbours' frames.
+        if (t.border) {
+          real* sp = t.scratch + t.sblock + (k & 1) * TB_SCRATCH_HALF + tile3d_scratch_plane(s, j);
+#pragma unroll
+          for (int c = 0; c < TB_CY; ++c)
+            if ((t.border >> c) & 1u) __stcg(sp + c * TB_PX, v[c]);
+        }
+#endif
+      } else if (!CHECK || z_interior) {
+        real* op = t.out + (long)gz * t.plane_cells + t.cell_off;
+#pragma unroll
+        for (int c = 0; c < TB_CY; ++c)
+          if ((t.outmask >> c) & 1u) op[(long)c * t.nx] = v[c];
+      }
+    }
+  }
+
+#if TB_DEVTILE
+  if constexpr (DEPTH > 1) {
+    // One grid-wide barrier per group of Z planes, then every level's new planes get their halo
+    // frame from the neighbours' borders.
+    cooperative_groups::this_grid().sync();
+#pragma unroll
+    for (int s = 1; s < DEPTH; ++s)
+#pragma unroll
+      for (int j = 0; j < Z; ++j) {
+        real* plane = t.rings + s * LEVEL + tile3d_slot((PH - s) * Z - s * R + j) * TB_PLANE;
+        const real* sp = t.scratch + (k & 1) * TB_SCRATCH_HALF + tile3d_scratch_plane(s, j);
+#pragma unroll
+        for (int l = 0; l < TB_FLOADS; ++l)
+          if (t.foff[l] >= 0) plane[t.foff[l]] = __ldcg(sp + t.fsrc[l]);
+      }
+  }
+#endif
+  __syncthreads();
+}
+
+// Unrolls the TB_PHASES iterations of one round, each with or without checks.
+template <int DEPTH, int PH>
+__device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS]) {
+  if constexpr (PH < TB_PHASES) {
+    constexpr int R = TB_RADIUS, Z = TB_Z;
+    const int k = k0 + PH;
+    // Steady: level DEPTH's first plane is interior (>= R), level 1's last plane (k*Z - R - 1)
+    // is interior (< nz - R), and the planes loaded for iteration k + 1 exist.
+    const bool steady = t.tile_interior && (k - DEPTH) * Z - DEPTH * R >= R && (k + 2) * Z <= t.nz;
+    if (steady)
+      tile3d_iteration<DEPTH, PH, false>(t, k0, cur);
+    else
+      tile3d_iteration<DEPTH, PH, true>(t, k0, cur);
+    tile3d_round<DEPTH, PH + 1>(t, k0, cur);
+  }
 }
 
 template <int DEPTH>
@@ -46,8 +204,7 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
                                             int nx, int ny, int nz, real* scratch) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
   real* rings = reinterpret_cast<real*>(tb_smem);
-  constexpr int R = TB_RADIUS, Z = TB_Z, LAG = TB_Z + TB_RADIUS;
-  constexpr int LEVEL = TB_RING * TB_PLANE;  // one level's ring
+  constexpr int R = TB_RADIUS, Z = TB_Z;
 
   // The tile's origin in the domain and this block's output region [ox0, ox1) x [oy0, oy1).
 #if TB_DEVTILE
@@ -55,105 +212,93 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   const int ox0 = max(x0, R), oy0 = max(y0, R);
   const int ox1 = min(x0 + TB_TX, nx - R), oy1 = min(y0 + TB_TY, ny - R);
 #else
-  constexpr int VX = TB_TX - 2 * DEPTH * R, VY = TB_TY - 2 * DEPTH * R;
+  constexpr int VX = TB_TX - 2 * (DEPTH - 1) * R, VY = TB_TY - 2 * (DEPTH - 1) * R;
   const int ox0 = R + blockIdx.x * VX, oy0 = R + blockIdx.y * VY;
-  const int x0 = ox0 - DEPTH * R, y0 = oy0 - DEPTH * R;
+  const int x0 = ox0 - (DEPTH - 1) * R, y0 = oy0 - (DEPTH - 1) * R;
   const int ox1 = min(ox0 + VX, nx - R), oy1 = min(oy0 + VY, ny - R);
 #endif
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int gx = x0 + tx;
-  const long plane_cells = (long)nx * ny;
-  const int iterations = (nz + DEPTH * R + Z - 1) / Z + DEPTH;
+  const int tx = threadIdx.x, ly0 = threadIdx.y * TB_CY;  // the thread's column and first row
+  const int tid = threadIdx.y * TB_TX + tx;
+  const int gx = x0 + tx, gy0 = y0 + ly0;
 
-  // Level 0 planes are loaded with their halo frame straight from the input, which is complete.
-  // Every thread loads its cells, threads near the tile edge also the frame cells beside them.
-  auto load_input_plane = [&](int gz, int slot) {
-    for (int i = threadIdx.y * TB_TX + tx; i < TB_PLANE; i += TB_TX * TB_THREADS_Y) {
-      const int px = i % TB_PX, py = i / TB_PX;
-      const int x = x0 + px - R, y = y0 + py - R;
-      real v = real(0);
-      if (gz < nz && x >= 0 && x < nx && y >= 0 && y < ny) v = __ldg(in + gz * plane_cells + (long)y * nx + x);
-      rings[slot * TB_PLANE + i] = v;
-    }
-  };
-
-  int base = 0;  // ring slot of plane k*Z
-  for (int k = 0; k < iterations; ++k) {
-#pragma unroll
-    for (int j = 0; j < Z; ++j) load_input_plane(k * Z + j, tile3d_wrap(base + j));
-
-#pragma unroll
-    for (int s = 1; s <= DEPTH; ++s) {
-      const int g = (k - s) * Z - s * R;  // first plane this level computes now
-      int slot[Z + 2 * R];
-#pragma unroll
-      for (int o = 0; o < Z + 2 * R; ++o)
-        slot[o] = tile3d_wrap(base + ((o - R - s * LAG) % TB_RING + 2 * TB_RING) % TB_RING);
-      const real* below = rings + (s - 1) * LEVEL;
-#pragma unroll
-      for (int c = 0; c < TB_CY; ++c) {
-        const int ly = ty + c * TB_THREADS_Y;
-        const int gy = y0 + ly;
-        const bool interior_xy = gx >= R && gx < nx - R && gy >= R && gy < ny - R;
-        const int cell = (ly + R) * TB_PX + tx + R;
-        real v[Z];
-#pragma unroll
-        for (int j = 0; j < Z; ++j) {
-          const Tile3dAccess u{below + cell, slot + j};
-          const int gz = g + j;
-          v[j] = (interior_xy && gz >= R && gz < nz - R) ? TbStencil::apply(u) : u(0, 0, 0);
-        }
-        if (s < DEPTH) {
-          real* level = rings + s * LEVEL + cell;
-#pragma unroll
-          for (int j = 0; j < Z; ++j) level[slot[j + R] * TB_PLANE] = v[j];
+  Tile3dThread t;
+  t.cell = rings + (ly0 + R) * TB_PX + tx + R;
+  t.load = rings + tid;
+  t.rings = rings;
+  t.in = in;
+  t.out = out;
+  t.scratch = scratch;
+  t.nx = nx;
+  t.nz = nz;
+  t.plane_cells = (long)nx * ny;
+  t.cell_off = (long)gy0 * nx + gx;
+  t.tile_interior = x0 >= R && x0 + TB_TX + R <= nx && y0 >= R && y0 + TB_TY + R <= ny;
+  t.interior = t.outmask = 0;
 #if TB_DEVTILE
-          // Border cells (within R of the tile edge) go to scratch for the neighbours.
-          if (tx < R || tx >= TB_TX - R || ly < R || ly >= TB_TY - R) {
-            if (gx < nx && gy < ny) {
-#pragma unroll
-              for (int j = 0; j < Z; ++j)
-                __stcg(scratch + tile3d_scratch_plane(k & 1, s, j, DEPTH, plane_cells) + (long)gy * nx + gx, v[j]);
-            }
-          }
+  t.border = 0;
 #endif
-        } else if (gx >= ox0 && gx < ox1 && gy >= oy0 && gy < oy1) {
 #pragma unroll
-          for (int j = 0; j < Z; ++j) {
-            const int gz = g + j;
-            if (gz >= R && gz < nz - R) out[gz * plane_cells + (long)gy * nx + gx] = v[j];
-          }
-        }
-      }
-    }
-
+  for (int c = 0; c < TB_CY; ++c) {
+    const int gy = gy0 + c;
+    if (gx >= R && gx < nx - R && gy >= R && gy < ny - R) t.interior |= 1u << c;
+    if (gx >= ox0 && gx < ox1 && gy >= oy0 && gy < oy1) t.outmask |= 1u << c;
 #if TB_DEVTILE
-    // One grid-wide barrier per group of Z planes, then every level's new planes get their halo
-    // frame from the neighbours' borders.
-    cooperative_groups::this_grid().sync();
-    for (int i = threadIdx.y * TB_TX + tx; i < TB_PLANE; i += TB_TX * TB_THREADS_Y) {
-      const int px = i % TB_PX, py = i / TB_PX;
-      if (px >= R && px < TB_TX + R && py >= R && py < TB_TY + R) continue;  // own cell
-      const int x = x0 + px - R, y = y0 + py - R;
-      if (x < 0 || x >= nx || y < 0 || y >= ny) continue;
-#pragma unroll
-      for (int s = 1; s < DEPTH; ++s) {
-#pragma unroll
-        for (int j = 0; j < Z; ++j) {
-          const int slot = tile3d_wrap(base + ((j - s * LAG) % TB_RING + 2 * TB_RING) % TB_RING);
-          rings[s * LEVEL + slot * TB_PLANE + i] =
-              __ldcg(scratch + tile3d_scratch_plane(k & 1, s, j, DEPTH, plane_cells) + (long)y * nx + x);
-        }
-      }
-    }
+    const int ly = ly0 + c;
+    if ((tx < R || tx >= TB_TX - R || ly < R || ly >= TB_TY - R) && gx < nx && gy < ny) t.border |= 1u << c;
 #endif
-    base = tile3d_wrap(base + Z % TB_RING);
-    __syncthreads();
   }
+  // Plane cells tid + l*NT: -2 past the plane (only the last l can be), -1 outside the domain.
+#pragma unroll
+  for (int l = 0; l < TB_LOADS; ++l) {
+    const int i = tid + l * TB_NT;
+    const int x = x0 + i % TB_PX - R, y = y0 + i / TB_PX - R;
+    t.goff[l] = i >= TB_PLANE ? -2 : (x >= 0 && x < nx && y >= 0 && y < ny) ? y * nx + x : -1;
+  }
+#if TB_DEVTILE
+  constexpr long BLOCK_SCRATCH = 2L * TB_SCRATCH_HALF;
+  t.sblock = (blockIdx.y * gridDim.x + blockIdx.x) * BLOCK_SCRATCH + (ly0 + R) * TB_PX + tx + R;
+  // Frame cells f = tid + l*NT, numbered: the R top rows, the R bottom rows, then R cells on the
+  // left and R on the right of each tile row.
+#pragma unroll
+  for (int l = 0; l < TB_FLOADS; ++l) {
+    const int f = tid + l * TB_NT;
+    int px, py;
+    if (f < 2 * R * TB_PX) {
+      px = f % TB_PX;
+      py = f / TB_PX;
+      if (py >= R) py += TB_TY;
+    } else {
+      const int h = f - 2 * R * TB_PX, side = h % (2 * R);
+      py = R + h / (2 * R);
+      px = side < R ? side : TB_TX + side;
+    }
+    const int x = x0 + px - R, y = y0 + py - R;
+    const bool ok = f < TB_FRAME && x >= 0 && x < nx && y >= 0 && y < ny;
+    // The tile that owns (x, y), and the cell's place in that block's scratch planes.
+    const int bx = ok ? x / TB_TX : 0, by = ok ? y / TB_TY : 0;
+    t.foff[l] = ok ? py * TB_PX + px : -1;
+    t.fsrc[l] = (by * gridDim.x + bx) * BLOCK_SCRATCH + (y - by * TB_TY + R) * TB_PX + (x - bx * TB_TX + R);
+  }
+#endif
+
+  // Enough iterations for level DEPTH to finish plane nz - R - 1, rounded up to whole rounds;
+  // the extra iterations load nothing and write nothing (checked).
+  const int needed = (nz + (DEPTH - 1) * R + Z - 1) / Z + DEPTH;
+  const int iterations = (needed + TB_PHASES - 1) / TB_PHASES * TB_PHASES;
+
+  // Input planes of iteration 0; those of iteration k + 1 are loaded during iteration k.
+  real cur[Z][TB_LOADS];
+#pragma unroll
+  for (int j = 0; j < Z; ++j)
+#pragma unroll
+    for (int l = 0; l < TB_LOADS; ++l)
+      cur[j][l] = (t.goff[l] >= 0 && j < nz) ? __ldg(in + (long)j * t.plane_cells + t.goff[l]) : real(0);
+
+  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) tile3d_round<DEPTH, 0>(t, k0, cur);
 }
 
-// Low occupancy by design: give the compiler the whole register file of a lone block.
-#define TB_BOUNDS __launch_bounds__(TB_TX * TB_THREADS_Y, 1)
+// Low occupancy by design: the registers of TB_BPS blocks per SM (device tiling: all tiles resident).
+#define TB_BOUNDS __launch_bounds__(TB_NT, TB_BPS)
 
 extern "C" __global__ void TB_BOUNDS
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {

@@ -126,9 +126,14 @@ std::vector<Params> points_for(const std::string& strategy) {
             {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}},
             {{"t", 7}, {"tile_x", 512}, {"ilp", 3}, {"bps", 1}, {"rrs", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
+    // Remainders of 11 steps: 1, 2, 0, 1, 3; z = 3 gives an odd number of ring phases (the
+    // scratch parity then differs between rounds). 512-thread points at bps 1 (bps 2 caps them at
+    // 64 registers: spills).
     return {{{"t", 2}, {"tx", 32}, {"ty", 16}, {"cy", 4}, {"z", 1}},
-            {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}},
-            {{"t", 1}, {"tx", 64}, {"ty", 16}, {"cy", 4}, {"z", 1}}};
+            {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}, {"bps", 1}},
+            {{"t", 1}, {"tx", 64}, {"ty", 16}, {"cy", 4}, {"z", 1}},
+            {{"t", 5}, {"tx", 32}, {"ty", 32}, {"cy", 4}, {"z", 3}, {"bps", 1}},
+            {{"t", 4}, {"tx", 64}, {"ty", 32}, {"cy", 4}, {"z", 1}, {"bps", 1}}};
   return {{}};
 }
 

@@ -1,8 +1,9 @@
 // The 3D strategies `smtile3d` (overlapped SM tiling) and `devtile3d` (device tiling with a
 // grid-wide barrier per plane group). Both stream in z through a circular multi-queue of planes
 // (templates/tile3d.cuh); they differ only in how a tile gets its halo, so one class with a flag
-// implements both. Parameters: t (steps per pass), tx x ty (x-y tile), cy (cells per thread in
-// y), z (planes per iteration; device tiling synchronises once per z planes).
+// implements both. Parameters: t (steps per pass), tx x ty (x-y tile), cy (consecutive cells per
+// thread in y), z (planes per iteration; device tiling synchronises once per z planes), bps (blocks
+// per SM the kernel is compiled for: its launch bounds; device tiling needs tiles <= bps x SMs).
 #include "tuner/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -18,21 +19,27 @@
 namespace tbtune {
 namespace {
 
-int ring_planes(int z, int radius) { return 2 * z + 2 * radius; }
+// Planes per level ring: the least multiple of z that holds 2 * z + 2 * radius planes (the planes
+// being read and the planes being written in one iteration; templates/tile3d.cuh).
+int ring_planes(int z, int radius) { return (2 * z + 2 * radius + z - 1) / z * z; }
+
+// Output cells per tile side of overlapped tiling: level 0 has the R-wide frame from the input,
+// the t - 1 levels above it lose R per side each (templates/tile3d.cuh).
+int valid_side(int tile, int t, int radius) { return tile - 2 * (t - 1) * radius; }
 
 long smem_bytes(const Problem& p, int depth, int tx, int ty, int z) {
   const int r = p.stencil.radius;
   return long(depth) * ring_planes(z, r) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
 }
 
-// Shared-memory loads per cell: a thread computes cy cells (y) of z planes; the compiler reads
-// each distinct neighbour once for the group.
-double smem_loads_per_cell(const Stencil& s, int cy, int z) {
+// Shared-memory loads per cell: a thread evaluates its cy consecutive cells (y) of one plane at
+// once (apply_rows), reading each distinct neighbour once; the z planes of an iteration are
+// evaluated one after the other, interleaved with stores, so they do not share reads.
+double smem_loads_per_cell(const Stencil& s, int cy) {
   std::set<std::tuple<int, int, int>> cells;
   for (const Offset& o : s.points)
-    for (int c = 0; c < cy; ++c)
-      for (int j = 0; j < z; ++j) cells.insert({o[0], c + o[1], j + o[2]});
-  return double(cells.size()) / (cy * z);
+    for (int c = 0; c < cy; ++c) cells.insert({o[0], c + o[1], o[2]});
+  return double(cells.size()) / cy;
 }
 
 class Tile3d final : public Strategy {
@@ -41,55 +48,65 @@ class Tile3d final : public Strategy {
   std::string name() const override { return devtile_ ? "devtile3d" : "smtile3d"; }
   std::string summary() const override {
     return devtile_ ? "3D device tiling: all blocks resident, halo exchange + one grid sync per plane "
-                      "group; params t, tx, ty, cy, z"
-                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z";
+                      "group; params t, tx, ty, cy, z, bps"
+                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z, bps";
   }
   bool supports(const Problem& p) const override { return p.dims() == 3; }
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
+    // Fewer than 128 threads (4 warps) cannot hide shared-memory and FMA latency at one block per
+    // SM; tx stays a multiple of 32 so a warp spans x (conflict-free shared-memory rows).
     for (int tx : {32, 64})
-      for (int ty : {8, 16, 32})
-        for (int cy : {1, 2, 4})
+      for (int ty : {8, 16, 32, 64})
+        for (int cy : {1, 2, 4, 8})
           for (int z : {1, 2}) {
             const int threads = tx * ty / cy;
-            if (ty % cy || threads < 64 || threads > 1024) continue;
+            if (ty % cy || threads < 128 || threads > 1024) continue;
             for (int t = 1; t <= 16; ++t) {
               const long smem = smem_bytes(p, t, tx, ty, z);
               if (smem > d.smem_per_block) break;
-              if (!devtile_ && (tx - 2 * t * r < tx / 4 || ty - 2 * t * r < ty / 4)) break;
-              if (devtile_ && tiles(p, tx, ty) > long(d.sm_count) * blocks_per_sm(d, smem, threads)) continue;
-              out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}});
+              if (!devtile_ && (valid_side(tx, t, r) < tx / 4 || valid_side(ty, t, r) < ty / 4)) break;
+              const int fit = blocks_per_sm(d, smem, threads);
+              // Device tiling: exactly the blocks per SM that make every tile resident.
+              const int lo = devtile_ ? devtile_bps(p, d, tx, ty) : 1, hi = devtile_ ? lo : 2;
+              for (int bps = lo; bps <= std::min(hi, fit); ++bps)
+                out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}});
             }
           }
     return out;
   }
 
   Params complete(const Problem& p, const Params& given) const override {
-    Params k{{"t", devtile_ ? 4 : 2}, {"tx", 32}, {"ty", devtile_ ? 16 : 32}, {"cy", 4}, {"z", 1}};
+    // Device tiling of the specs' 384 x 352 planes in 32 x 16 tiles: 264 blocks, 2 per SM.
+    Params k{{"t", devtile_ ? 4 : 2}, {"tx", 32}, {"ty", devtile_ ? 16 : 32}, {"cy", 4}, {"z", 1},
+             {"bps", devtile_ ? 2 : 1}};
     for (const auto& [n, v] : given) {
       if (!k.count(n))
-        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z)", name(), n));
+        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z, bps)", name(), n));
       k[n] = v;
     }
     const int r = p.stencil.radius;
-    if (k["t"] < 1 || k["z"] < 1 || k["z"] > 8 || k["cy"] < 1 || k["ty"] % k["cy"] ||
-        k["tx"] * k["ty"] / k["cy"] > 1024 || k["tx"] < 1)
-      throw UsageError(name() + ": need t, z >= 1, z <= 8, cy dividing ty, tx * ty / cy <= 1024");
-    if (!devtile_ && (k["tx"] - 2 * k["t"] * r < 1 || k["ty"] - 2 * k["t"] * r < 1))
+    if (k["t"] < 1 || k["z"] < 1 || k["z"] > 8 || k["cy"] < 1 || k["cy"] > 16 || k["ty"] % k["cy"] ||
+        k["tx"] * k["ty"] / k["cy"] > 1024 || k["tx"] < 1 || k["bps"] < 1 ||
+        k["bps"] * k["tx"] * k["ty"] / k["cy"] > 2048)
+      throw UsageError(name() + ": need 1 <= z <= 8, t >= 1, 1 <= cy <= 16 dividing ty, tx * ty / cy <= 1024, "
+                                "bps >= 1 and bps * threads <= 2048");
+    if (!devtile_ && (valid_side(k["tx"], k["t"], r) < 1 || valid_side(k["ty"], k["t"], r) < 1))
       throw UsageError(fmt::format("{}: a {}x{} tile leaves no valid cells at t {} and radius {}",
                                    name(), k["tx"], k["ty"], k["t"], r));
     return k;
   }
   int depth(const Params& k) const override { return k.at("t"); }
 
-  ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile&) const override {
+  ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
     const int r = p.stencil.radius;
     ModelTerms m;
     m.depth = t;
-    m.a_sm = smem_loads_per_cell(p.stencil, cy, z) + 1;
+    // Reads of the level below, one store, and the input plane stored once per pass.
+    m.a_sm = smem_loads_per_cell(p.stencil, cy) + 1 + 1.0 / t;
     m.a_cmp = p.stencil.flops;
     if (devtile_) {
       // In and out once per pass, plus each fused level's tile border written and read back by
@@ -97,14 +114,20 @@ class Tile3d final : public Strategy {
       const double border = 2.0 * r * (tx + ty) / (double(tx) * ty);
       m.a_gm = 2 + 2 * (t - 1) * border;
       m.syncs_per_pass = double(p.domain[2] + t * r) / z + t;
+      // The busiest SM runs ceil(tiles / SMs) tiles; the others idle for part of the pass.
+      const long n = tiles(p, tx, ty);
+      const long sms = std::max(1, d.sm_count);
+      m.valid = double(n) / double(sms * long(ceil_div(n, sms)));
     } else {
-      const double v = overlapped_valid_3d(tx, ty, t, r);  // eq. 5.9
-      m.a_gm = 1 + v;  // every tile cell read, only valid ones written
+      // Eq. 5.9 with the t - 1 levels that shrink the tile (level 0's frame comes from the input).
+      const double v = overlapped_valid_3d(tx, ty, t - 1, r);
+      // Every tile cell and its frame read, only the valid ones written.
+      m.a_gm = double(tx + 2 * r) * (ty + 2 * r) / (double(tx) * ty) + v;
       m.valid = v;
     }
     m.smem_bytes = smem_bytes(p, t, tx, ty, z);
     m.threads = tx * ty / cy;
-    m.blocks_per_sm = 1;
+    m.blocks_per_sm = k.at("bps");
     m.ilp = cy * z;
     return m;
   }
@@ -113,7 +136,8 @@ class Tile3d final : public Strategy {
     return assemble_source(p,
                            {{"TB_DEVTILE", devtile_ ? 1 : 0}, {"TB_DEPTH", k.at("t")},
                             {"TB_TX", k.at("tx")}, {"TB_TY", k.at("ty")}, {"TB_CY", k.at("cy")},
-                            {"TB_Z", k.at("z")}, {"TB_RING", ring_planes(k.at("z"), p.stencil.radius)}},
+                            {"TB_Z", k.at("z")}, {"TB_RING", ring_planes(k.at("z"), p.stencil.radius)},
+                            {"TB_BPS", k.at("bps")}},
                            "tile3d.cuh");
   }
 
@@ -127,10 +151,12 @@ class Tile3d final : public Strategy {
     if (devtile_) {
       l.grid = {ceil_div(p.domain[0], tx), ceil_div(p.domain[1], ty), 1};
       l.cooperative = true;
-      l.scratch_elems = std::size_t(2 * std::max(depth - 1, 0) * z) * std::size_t(p.domain[0] * p.domain[1]);
+      // Per block, parity, fused level and plane of a group, one plane shaped like the shared ones.
+      l.scratch_elems = std::size_t(tiles(p, tx, ty)) * std::size_t(2 * std::max(depth - 1, 0) * z) *
+                        std::size_t((tx + 2 * r) * (ty + 2 * r));
     } else {
-      l.grid = {ceil_div(p.domain[0] - 2 * r, tx - 2 * depth * r),
-                ceil_div(p.domain[1] - 2 * r, ty - 2 * depth * r), 1};
+      l.grid = {ceil_div(p.domain[0] - 2 * r, valid_side(tx, depth, r)),
+                ceil_div(p.domain[1] - 2 * r, valid_side(ty, depth, r)), 1};
     }
     return l;
   }
@@ -138,6 +164,10 @@ class Tile3d final : public Strategy {
  private:
   static long tiles(const Problem& p, int tx, int ty) {
     return long(ceil_div(p.domain[0], tx)) * long(ceil_div(p.domain[1], ty));
+  }
+  static int devtile_bps(const Problem& p, const DeviceProfile& d, int tx, int ty) {
+    const long sms = std::max(1, d.sm_count);
+    return int(std::max(1L, (tiles(p, tx, ty) + sms - 1) / sms));
   }
   // Resident blocks per SM by shared memory (1 KiB per block is reserved by the hardware) and threads.
   static int blocks_per_sm(const DeviceProfile& d, long smem, int threads) {

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs a smtile3d/devtile3d candidate on the CPU, one std::thread per CUDA thread (shim.hpp), and
+# compares with a CPU reference after STEPS steps. Shared memory and scratch start as NaN, so a
+# garbage read that reaches the output fails. For checking the template's index arithmetic on a
+# machine without a GPU; it cannot show races that need GPU timing.
+# Usage: scripts/emulate3d/run.sh SPEC STRATEGY DTYPE NX NY NZ STEPS [NAME=VALUE ...]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$here/../.."
+spec=$1 st=$2 dt=$3 nx=$4 ny=$5 nz=$6 steps=$7
+shift 7
+args=()
+for p in "$@"; do args+=(--param "$p"); done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$root/build/tbtune" emit "$spec" --strategy "$st" --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
+sed -i -e 's|#include <cooperative_groups.h>||' \
+  -e 's|extern __shared__ __align__(16) unsigned char tb_smem\[\];|unsigned char* tb_smem = tb_block_smem;|' "$work/k.cu"
+g++ -std=c++20 -O1 -w -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver.cpp" -pthread
+echo -n "$(basename "$spec") $st $dt ${nx}x${ny}x${nz} steps=$steps $*: "
+"$work/k" "$nx" "$ny" "$nz" "$steps"
