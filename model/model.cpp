@@ -8,10 +8,6 @@
 namespace tbtune {
 namespace {
 
-// On cc >= 8.0 the driver keeps 1 KiB of shared memory per resident block for itself
-// (cudaDevAttrReservedSharedMemoryPerBlock); the per-SM figure includes it, the opt-in per-block
-// figure does not. Two 114 KiB blocks therefore do not fit a 228 KiB H100 SM.
-long reserved_smem_per_block(const DeviceProfile& d) { return d.cc_major >= 8 ? 1024 : 0; }
 
 // Registers are allocated per warp, per thread in units of 8 (256 per warp), on cc 7.x-9.x.
 long allocated_regs(int regs_per_thread, int threads) {
@@ -21,6 +17,11 @@ long allocated_regs(int regs_per_thread, int threads) {
 }
 
 }  // namespace
+
+// On cc >= 8.0 the driver keeps 1 KiB of shared memory per resident block for itself
+// (cudaDevAttrReservedSharedMemoryPerBlock); the per-SM figure includes it, the opt-in per-block
+// figure does not. Two 114 KiB blocks therefore do not fit a 228 KiB H100 SM.
+long reserved_smem_per_block(const DeviceProfile& d) { return d.cc_major >= 8 ? 1024 : 0; }
 
 const char* bottleneck_name(Bottleneck b) {
   switch (b) {

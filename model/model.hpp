@@ -44,6 +44,9 @@ struct Prediction {
 [[nodiscard]] Prediction predict(const ModelTerms& terms, const Problem& problem,
                                  const DeviceProfile& device);
 
+/// Shared memory the driver keeps per resident block on top of what the kernel asks for.
+[[nodiscard]] long reserved_smem_per_block(const DeviceProfile& device);
+
 /// Whether `terms`' resources fit one SM of `device`, checked in this order: shared memory per
 /// block, shared memory per SM (with the 1 KiB the driver reserves per block on cc >= 8.0),
 /// blocks per SM, threads per SM, registers per SM (when regs_per_thread > 0, allocated per warp

@@ -24,6 +24,32 @@ TEST(Codegen, PrintsTreeWithValuesNotNames) {
   EXPECT_NE(e.find("tb_sqrt("), std::string::npos) << e;
 }
 
+TEST(Codegen, AffineStencilFoldsCoefficientsInColumnOrder) {
+  // Written (z, y, x)-first and divided: printed without the division, as one accumulation by
+  // column (dx) then dy, the order apply_rows sums in too (candidates and naive round alike).
+  const Problem p = problem_from(
+      "name: t\ndims: 2\ndtype: double\nexpr: \"(4*u[0,-1] + 2*u[1,0] + 8*u[-1,0] + 1*u[0,1]) / 8\"\n"
+      "domain: [16, 16]\nsteps: 1\n");
+  const std::string src = find_strategy("naive")->source(p, {});
+  const auto apply = src.substr(src.find("static real apply("));
+  const auto body = apply.substr(0, apply.find("apply_rows"));
+  EXPECT_EQ(body.find(" / "), std::string::npos) << body;
+  const auto left = body.find("real(1) * u(-1, 0, 0)"), below = body.find("real(0.5) * u(0, -1, 0)"),
+             above = body.find("real(0.125) * u(0, 1, 0)"), right = body.find("real(0.25) * u(1, 0, 0)");
+  ASSERT_NE(left, std::string::npos) << body;
+  ASSERT_NE(below, std::string::npos) << body;
+  ASSERT_NE(above, std::string::npos) << body;
+  ASSERT_NE(right, std::string::npos) << body;
+  EXPECT_LT(left, below);
+  EXPECT_LT(below, above);
+  EXPECT_LT(above, right);
+  // A stencil that is not affine keeps its tree and evaluates apply_rows row by row.
+  const Problem q = problem_from(
+      "name: q\ndims: 2\ndtype: double\nexpr: \"u[0,0] * u[1,0]\"\ndomain: [16, 16]\nsteps: 1\n");
+  const std::string qsrc = find_strategy("naive")->source(q, {});
+  EXPECT_NE(qsrc.find("TbRowShift<U>{u, j}"), std::string::npos);
+}
+
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
   const Problem p = problem_from(
       "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");

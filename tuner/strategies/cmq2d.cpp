@@ -16,13 +16,10 @@
 namespace tbtune {
 namespace {
 
-// Rows per level ring: the least multiple of ilp that holds 2 * ilp + 2 * radius rows (the rows
-// being read and the rows being written in one iteration; templates/cmq2d.cuh).
-int ring_rows(int ilp, int radius) { return (2 * ilp + 2 * radius + ilp - 1) / ilp * ilp; }
 
 long smem_bytes(const Problem& p, int depth, int tile_x, int ilp) {
   const int r = p.stencil.radius;
-  return long(depth) * ring_rows(ilp, r) * (tile_x + 2 * r) * dtype_bytes(p.dtype);
+  return long(depth) * ring_slots(ilp, r) * (tile_x + 2 * r) * dtype_bytes(p.dtype);
 }
 
 int valid_x(int tile_x, int depth, int radius) { return tile_x - 2 * depth * radius; }
@@ -131,7 +128,7 @@ class Cmq2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_DEPTH", k.at("t")}, {"TB_TILE_X", k.at("tile_x")},
                                {"TB_ILP", k.at("ilp")},
-                               {"TB_RING", ring_rows(k.at("ilp"), p.stencil.radius)}, {"TB_RRS", k.at("rrs")},
+                               {"TB_RING", ring_slots(k.at("ilp"), p.stencil.radius)}, {"TB_RRS", k.at("rrs")},
                                {"TB_BPS", k.at("bps")}},
                            "cmq2d.cuh");
   }

@@ -16,4 +16,12 @@ std::unique_ptr<Strategy> make_devtile3d_strategy();
 /// ceil(a / b) for a launch dimension.
 [[nodiscard]] inline unsigned ceil_div(long a, long b) { return unsigned((a + b - 1) / b); }
 
+/// Slots of one level's ring in a circular multi-queue that advances `group` rows (2D) or
+/// planes (3D) per iteration: the least multiple of `group` holding the 2 * group + 2 * radius
+/// being read and written in one iteration. Being a multiple of `group`, the templates can unroll
+/// their loop ring / group times and see every slot as a constant (templates/cmq2d.cuh).
+[[nodiscard]] inline int ring_slots(int group, int radius) {
+  return (2 * group + 2 * radius + group - 1) / group * group;
+}
+
 }  // namespace tbtune

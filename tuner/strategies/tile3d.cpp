@@ -19,9 +19,6 @@
 namespace tbtune {
 namespace {
 
-// Planes per level ring: the least multiple of z that holds 2 * z + 2 * radius planes (the planes
-// being read and the planes being written in one iteration; templates/tile3d.cuh).
-int ring_planes(int z, int radius) { return (2 * z + 2 * radius + z - 1) / z * z; }
 
 // Output cells per tile side of overlapped tiling: level 0 has the R-wide frame from the input,
 // the t - 1 levels above it lose R per side each (templates/tile3d.cuh).
@@ -29,7 +26,7 @@ int valid_side(int tile, int t, int radius) { return tile - 2 * (t - 1) * radius
 
 long smem_bytes(const Problem& p, int depth, int tx, int ty, int z) {
   const int r = p.stencil.radius;
-  return long(depth) * ring_planes(z, r) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
+  return long(depth) * ring_slots(z, r) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
 }
 
 // Shared-memory loads per cell: a thread evaluates its cy consecutive cells (y) of one plane at
@@ -136,7 +133,7 @@ class Tile3d final : public Strategy {
     return assemble_source(p,
                            {{"TB_DEVTILE", devtile_ ? 1 : 0}, {"TB_DEPTH", k.at("t")},
                             {"TB_TX", k.at("tx")}, {"TB_TY", k.at("ty")}, {"TB_CY", k.at("cy")},
-                            {"TB_Z", k.at("z")}, {"TB_RING", ring_planes(k.at("z"), p.stencil.radius)},
+                            {"TB_Z", k.at("z")}, {"TB_RING", ring_slots(k.at("z"), p.stencil.radius)},
                             {"TB_BPS", k.at("bps")}},
                            "tile3d.cuh");
   }
@@ -169,9 +166,9 @@ class Tile3d final : public Strategy {
     const long sms = std::max(1, d.sm_count);
     return int(std::max(1L, (tiles(p, tx, ty) + sms - 1) / sms));
   }
-  // Resident blocks per SM by shared memory (1 KiB per block is reserved by the hardware) and threads.
+  // Resident blocks per SM by shared memory (with the driver's reserve per block) and threads.
   static int blocks_per_sm(const DeviceProfile& d, long smem, int threads) {
-    const long by_smem = d.smem_per_sm / (smem + 1024);
+    const long by_smem = d.smem_per_sm / (smem + reserved_smem_per_block(d));
     const long by_threads = d.max_threads_per_sm / threads;
     return int(std::max(0L, std::min(by_smem, by_threads)));
   }
