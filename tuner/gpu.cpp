@@ -117,12 +117,7 @@ int resident_blocks_per_sm(const void* kernel, const Launch& launch) {
 void launch_kernel(const void* kernel, const Launch& l, const void* in, void* out, int nx, int ny,
                    int nz, void* scratch) {
   void* args[] = {&in, &out, &nx, &ny, &nz, &scratch};
-  const dim3 grid(l.grid[0], l.grid[1], l.grid[2]);
-  const dim3 block(l.block[0], l.block[1], l.block[2]);
-  if (l.cooperative)
-    TB_CUDA(cudaLaunchCooperativeKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
-  else
-    TB_CUDA(cudaLaunchKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
+  launch_kernel_args(kernel, l, args);
 }
 
 void launch_kernel_args(const void* kernel, const Launch& l, void** args) {
