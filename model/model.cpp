@@ -10,6 +10,8 @@ namespace {
 
 
 // Registers are allocated per warp, per thread in units of 8 (256 per warp), on cc 7.x-9.x.
+constexpr int kMaxRegsPerThread = 255;
+
 long allocated_regs(int regs_per_thread, int threads) {
   const long per_thread = (long(regs_per_thread) + 7) / 8 * 8;
   const long warps = (long(threads) + 31) / 32;
@@ -46,6 +48,9 @@ std::string resource_check(const ModelTerms& m, const DeviceProfile& d) {
   if (long(m.threads) * bps > d.max_threads_per_sm)
     return fmt::format("threads per SM: {} blocks x {} = {} > {}", bps, m.threads,
                        long(m.threads) * bps, d.max_threads_per_sm);
+  // The ISA addresses at most 255 registers per thread; more spills to local memory.
+  if (m.regs_per_thread > kMaxRegsPerThread)
+    return fmt::format("registers per thread: {} > {}", m.regs_per_thread, kMaxRegsPerThread);
   if (m.regs_per_thread > 0) {
     const long regs = allocated_regs(m.regs_per_thread, m.threads) * bps;
     if (regs > d.regs_per_sm)

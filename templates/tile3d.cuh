@@ -24,6 +24,14 @@
 // every shared-memory access is a fixed offset from one per-thread pointer (no wrap arithmetic).
 // Level DEPTH goes to global memory. Cells of the boundary ring keep their value at every level.
 //
+// TB_SUM 1 (affine stencils): partial sums instead of a ring. Level s consumes level s-1's plane
+// g + R in the iteration where the ring version computes plane g: TbStencil::plane_sums adds that
+// plane's contributions to the 2R + 1 output planes g .. g + 2R it reaches, kept per thread in
+// registers (Tile3dSums), and plane g is then complete. Only the planes being written and the
+// ones being read are needed, so TB_RING is 2 * Z: a level's shared memory shrinks from
+// ring_slots(Z, R) planes to 2 * Z, and each plane cell is read once per (dx, dy) column instead
+// of once per point. Boundary cells are copied from the input (their value at every level).
+//
 // Threads: TB_TX x TB_THREADS_Y; thread (tx, ty) owns the TB_CY consecutive rows ty*CY .. + CY - 1
 // of column tx, so TbStencil::apply_rows evaluates them reading each input once. A warp spans
 // x (TB_TX is a multiple of 32), so its shared-memory accesses are consecutive: no conflicts.
@@ -77,11 +85,21 @@ struct Tile3dThread {
   int goff[TB_LOADS];    // in-plane global offset of each loaded cell, -1 outside plane or domain
   unsigned interior;     // bit c: cell c is inside the domain's interior in x-y
   unsigned outmask;      // bit c: cell c is output of this block (x-y)
+  unsigned inside;       // bit c: cell c is inside the domain (x-y)
   bool tile_interior;    // the tile and its frame lie inside the domain
 #if TB_DEVTILE
   unsigned border;       // bit c: cell c is within R of the tile edge and in the domain
   int foff[TB_FLOADS];   // frame cells this thread refills: offset in the plane, -1 if none
   long fsrc[TB_FLOADS];  // and the owning cell in the neighbour's scratch
+#endif
+};
+
+// Sum mode: per level 1 .. DEPTH, the partial sums of the 2R + 1 planes a thread is accumulating;
+// acc[s - 1][i][c] belongs to plane (the one completed next) + i, row c.
+template <int DEPTH>
+struct Tile3dSums {
+#if TB_SUM
+  real acc[DEPTH][2 * TB_RADIUS + 1][TB_CY];
 #endif
 };
 
@@ -95,7 +113,8 @@ __device__ __forceinline__ constexpr int tile3d_scratch_plane(int level, int j) 
 // One iteration k = k0 + PH. CHECK: test cells against the domain (first and last iterations,
 // edge tiles); otherwise only the output mask (the overlapped halo of smtile) is tested.
 template <int DEPTH, int PH, bool CHECK>
-__device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS]) {
+__device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS],
+                                                 Tile3dSums<DEPTH>& sums) {
   constexpr int R = TB_RADIUS, Z = TB_Z, LEVEL = TB_RING * TB_PLANE;
   const int k = k0 + PH;
   const int base = k0 * Z;  // the plane in ring slot 0 during this round
@@ -128,18 +147,39 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
     const int g = base + rel0;              // and its z
 #pragma unroll
     for (int j = 0; j < Z; ++j) {
-      const Tile3dAccess u{t.cell + (s - 1) * LEVEL, rel0 + j};
+      const int gz = g + j;
+      const bool z_interior = gz >= R && gz < t.nz - R;
       real v[TB_CY];
+#if TB_SUM
+      // Level s-1's plane g + j + R completes plane g + j; the sums move up one plane.
+      real (&acc)[2 * R + 1][TB_CY] = sums.acc[s - 1];
+      TbStencil::plane_sums<TB_CY>(Tile3dAccess{t.cell + (s - 1) * LEVEL, rel0 + j + R}, acc);
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c) {
+        v[c] = TbStencil::finish(acc[0][c]);
+#pragma unroll
+        for (int i = 0; i < 2 * R; ++i) acc[i][c] = acc[i + 1][c];
+        acc[2 * R][c] = real(0);
+      }
+      if (CHECK) {
+        const bool z_inside = gz >= 0 && gz < t.nz;
+#pragma unroll
+        for (int c = 0; c < TB_CY; ++c)
+          if (!z_interior || !((t.interior >> c) & 1u))
+            v[c] = z_inside && ((t.inside >> c) & 1u) ? __ldg(t.in + (long)gz * t.plane_cells + t.cell_off + (long)c * t.nx)
+                                                     : real(0);
+      }
+#else
+      const Tile3dAccess u{t.cell + (s - 1) * LEVEL, rel0 + j};
 #pragma unroll
       for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
       TbStencil::apply_rows<TB_CY>(u, v);
-      const int gz = g + j;
-      const bool z_interior = gz >= R && gz < t.nz - R;
       if (CHECK) {
 #pragma unroll
         for (int c = 0; c < TB_CY; ++c)
           if (!z_interior || !((t.interior >> c) & 1u)) v[c] = u(0, c, 0);
       }
+#endif
       if (s < DEPTH) {
         real* level = t.cell + s * LEVEL + tile3d_slot(rel0 + j) * TB_PLANE;
 #pragma unroll
@@ -184,7 +224,8 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
 
 // Unrolls the TB_PHASES iterations of one round, each with or without checks.
 template <int DEPTH, int PH>
-__device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS]) {
+__device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS],
+                                             Tile3dSums<DEPTH>& sums) {
   if constexpr (PH < TB_PHASES) {
     constexpr int R = TB_RADIUS, Z = TB_Z;
     const int k = k0 + PH;
@@ -192,10 +233,10 @@ __device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real
     // is interior (< nz - R), and the planes loaded for iteration k + 1 exist.
     const bool steady = t.tile_interior && (k - DEPTH) * Z - DEPTH * R >= R && (k + 2) * Z <= t.nz;
     if (steady)
-      tile3d_iteration<DEPTH, PH, false>(t, k0, cur);
+      tile3d_iteration<DEPTH, PH, false>(t, k0, cur, sums);
     else
-      tile3d_iteration<DEPTH, PH, true>(t, k0, cur);
-    tile3d_round<DEPTH, PH + 1>(t, k0, cur);
+      tile3d_iteration<DEPTH, PH, true>(t, k0, cur, sums);
+    tile3d_round<DEPTH, PH + 1>(t, k0, cur, sums);
   }
 }
 
@@ -233,7 +274,7 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   t.plane_cells = (long)nx * ny;
   t.cell_off = (long)gy0 * nx + gx;
   t.tile_interior = x0 >= R && x0 + TB_TX + R <= nx && y0 >= R && y0 + TB_TY + R <= ny;
-  t.interior = t.outmask = 0;
+  t.interior = t.outmask = t.inside = 0;
 #if TB_DEVTILE
   t.border = 0;
 #endif
@@ -241,6 +282,7 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   for (int c = 0; c < TB_CY; ++c) {
     const int gy = gy0 + c;
     if (gx >= R && gx < nx - R && gy >= R && gy < ny - R) t.interior |= 1u << c;
+    if (gx >= 0 && gx < nx && gy >= 0 && gy < ny) t.inside |= 1u << c;
     if (gx >= ox0 && gx < ox1 && gy >= oy0 && gy < oy1) t.outmask |= 1u << c;
 #if TB_DEVTILE
     const int ly = ly0 + c;
@@ -294,7 +336,16 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
     for (int l = 0; l < TB_LOADS; ++l)
       cur[j][l] = (t.goff[l] >= 0 && j < nz) ? __ldg(in + (long)j * t.plane_cells + t.goff[l]) : real(0);
 
-  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) tile3d_round<DEPTH, 0>(t, k0, cur);
+  Tile3dSums<DEPTH> sums;
+#if TB_SUM
+#pragma unroll
+  for (int s = 0; s < DEPTH; ++s)
+#pragma unroll
+    for (int i = 0; i <= 2 * R; ++i)
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c) sums.acc[s][i][c] = real(0);
+#endif
+  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) tile3d_round<DEPTH, 0>(t, k0, cur, sums);
 }
 
 // Low occupancy by design: the registers of TB_BPS blocks per SM (device tiling: all tiles resident).

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <future>
+#include <map>
 #include <set>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,7 @@
 #include "tuner/error.hpp"
 #include "tuner/reference.hpp"
 #include "tuner/runner.hpp"
+#include "tuner/thread_pool.hpp"
 #include "tuner/tune.hpp"
 #include "tuner/verify.hpp"
 
@@ -102,8 +105,17 @@ std::string describe_mismatch(const Problem& p, const std::vector<unsigned char>
                      where(first), where(last), fmt::join(xs, " "), fmt::join(ys, " "));
 }
 
+// The shipped configs plus 3D specs that the configs do not cover: radius 4 with an affine
+// constant, and a non-affine expression (no partial sums).
+std::vector<std::string> spec_paths() {
+  auto out = test::config_paths();
+  for (const char* name : {"box3d_r4.yaml", "nonlinear3d.yaml"})
+    out.push_back(test::source_dir() + "/tests/specs/good/" + name);
+  return out;
+}
+
 TEST_F(Gpu, NaiveMatchesCpuReference) {
-  for (const std::string& path : test::config_paths())
+  for (const std::string& path : spec_paths())
     for (DType dtype : {DType::Double, DType::Float}) {
       const Problem p0 = make_problem(load_spec(path));
       const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), false), 5);
@@ -126,60 +138,87 @@ std::vector<Params> points_for(const std::string& strategy) {
             {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}},
             {{"t", 7}, {"tile_x", 512}, {"ilp", 3}, {"bps", 1}, {"rrs", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
-    // Remainders of 11 steps: 1, 2, 0, 1, 3; z = 3 gives an odd number of ring phases (the
+    // Remainders of 11 steps: 1, 2, 0, 1, 3, 2; z = 3 gives an odd number of ring phases (the
     // scratch parity then differs between rounds). 512-thread points at bps 1 (bps 2 caps them at
-    // 64 registers: spills).
+    // 64 registers: spills). Affine stencils default to partial sums (sum=1); the last point
+    // runs them with the ring of planes that non-affine stencils use.
     return {{{"t", 2}, {"tx", 32}, {"ty", 16}, {"cy", 4}, {"z", 1}},
             {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}, {"bps", 1}},
             {{"t", 1}, {"tx", 64}, {"ty", 16}, {"cy", 4}, {"z", 1}},
             {{"t", 5}, {"tx", 32}, {"ty", 32}, {"cy", 4}, {"z", 3}, {"bps", 1}},
-            {{"t", 4}, {"tx", 64}, {"ty", 32}, {"cy", 4}, {"z", 1}, {"bps", 1}}};
+            {{"t", 4}, {"tx", 64}, {"ty", 32}, {"cy", 4}, {"z", 1}, {"bps", 1}},
+            {{"t", 3}, {"tx", 32}, {"ty", 16}, {"cy", 2}, {"z", 2}, {"sum", 0}}};
   return {{}};
 }
 
 TEST_F(Gpu, EveryStrategyMatchesNaive) {
   const long steps = 11;  // not a multiple of 3, 4 or 5: the remainder kernel runs too
-  for (const std::string& path : test::config_paths())
+  // NVRTC takes seconds per 3D candidate: every point of a problem is compiled on a thread pool
+  // (all cores) before the GPU runs them one after the other.
+  ThreadPool pool;
+  for (const std::string& path : spec_paths())
     for (DType dtype : {DType::Double, DType::Float}) {
       const Problem p0 = make_problem(load_spec(path));
       const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), true), steps);
-      Runner runner(p, device_, kDefaultSeed);
-      const auto reference = run_naive(p, runner, arch());
+      struct Point {
+        const Strategy* strategy;
+        Params params;
+        std::string what;
+        std::future<CompiledModule> module;
+      };
+      std::vector<Point> points;
+      std::map<std::string, int> ran;
       for (const auto& s : strategies()) {
         if (s->name() == "naive" || !s->supports(p)) continue;
-        int ran = 0;
+        ran[s->name()] = 0;
         for (const Params& given : points_for(s->name())) {
-          const Params params = s->complete(p, given);
-          const std::string what = path + " " + dtype_name(dtype) + " " + s->name() + " " + params_text(params);
-          SCOPED_TRACE(what);
+          Point pt{s.get(), {}, path + " " + dtype_name(dtype) + " " + s->name(), {}};
           try {
-            const CompiledModule m = compile_cuda(s->source(p, params), arch());
-            const Measurement r = runner.measure(*s, params, m, &reference, kOnce);
-            EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, runner.last_output(), reference);
-            if (r.max_error > tolerance(dtype)) {
-              // Locate the fault: one full pass only, run twice (a race or an uninitialised read
-              // shows as two different results).
-              Problem one = p;
-              one.steps = s->depth(params);
-              Runner r1(one, device_, kDefaultSeed);
-              const auto ref1 = run_naive(one, r1, arch());
-              (void)r1.measure(*s, params, m, &ref1, kOnce);
-              const auto first = r1.last_output();
-              (void)r1.measure(*s, params, m, &ref1, kOnce);
-              ADD_FAILURE() << "one pass: " << describe_mismatch(one, first, ref1)
-                            << (first == r1.last_output() ? "; repeatable" : "; NOT repeatable");
-            }
-            ++ran;
-          } catch (const CudaError& e) {
-            ADD_FAILURE() << what << ": " << e.what();
+            pt.params = s->complete(p, given);
           } catch (const Error& e) {
-            // Too large for this device (shared memory, co-residency): a `resources` trial in a
-            // tune, not a wrong kernel.
-            std::printf("  skipped %s: %s\n", what.c_str(), e.what());
+            std::printf("  skipped %s %s: %s\n", pt.what.c_str(), params_text(given).c_str(), e.what());
+            continue;
           }
+          pt.what += " " + params_text(pt.params);
+          const std::string source = s->source(p, pt.params);
+          pt.module = pool.submit([source, arch = arch()] { return compile_cuda(source, arch); });
+          points.push_back(std::move(pt));
         }
-        EXPECT_GT(ran, 0) << path << " " << dtype_name(dtype) << ": no point of " << s->name() << " fits";
       }
+      Runner runner(p, device_, kDefaultSeed);
+      const auto reference = run_naive(p, runner, arch());
+      for (Point& pt : points) {
+        SCOPED_TRACE(pt.what);
+        try {
+          const CompiledModule m = pt.module.get();
+          const Measurement r = runner.measure(*pt.strategy, pt.params, m, &reference, kOnce);
+          EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, runner.last_output(), reference);
+          if (r.max_error > tolerance(dtype)) {
+            // Locate the fault: one full pass only, run twice (a race or an uninitialised read
+            // shows as two different results).
+            Problem one = p;
+            one.steps = pt.strategy->depth(pt.params);
+            Runner r1(one, device_, kDefaultSeed);
+            const auto ref1 = run_naive(one, r1, arch());
+            (void)r1.measure(*pt.strategy, pt.params, m, &ref1, kOnce);
+            const auto first = r1.last_output();
+            (void)r1.measure(*pt.strategy, pt.params, m, &ref1, kOnce);
+            ADD_FAILURE() << "one pass: " << describe_mismatch(one, first, ref1)
+                          << (first == r1.last_output() ? "; repeatable" : "; NOT repeatable");
+          }
+          ++ran[pt.strategy->name()];
+        } catch (const CudaError& e) {
+          ADD_FAILURE() << pt.what << ": " << e.what();
+        } catch (const CompileError& e) {
+          ADD_FAILURE() << pt.what << ": " << e.what();
+        } catch (const Error& e) {
+          // Too large for this device (shared memory, co-residency): a `resources` trial in a
+          // tune, not a wrong kernel.
+          std::printf("  skipped %s: %s\n", pt.what.c_str(), e.what());
+        }
+      }
+      for (const auto& [name, count] : ran)
+        EXPECT_GT(count, 0) << path << " " << dtype_name(dtype) << ": no point of " << name << " fits";
     }
 }
 

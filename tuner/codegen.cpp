@@ -134,6 +134,39 @@ std::string rows_body(const Stencil& s) {
   return out + "  }\n";
 }
 
+// `plane_sums<N>(u, acc)` (3D affine stencils, templates/tile3d.cuh's sum mode): adds one
+// input plane's contributions to the 2R + 1 output planes it reaches; acc[R - dz][row] is the
+// partial sum of the output dz planes behind u's plane, at the thread's row `row`. Each plane
+// cell is read once: for each dx column, each row, then a multiply-add into every (dz, dy) term
+// of that column. The planes arrive in z order, so every output still sums its terms in
+// column_order (dz, dx, dy) and rounds exactly like `apply`.
+std::string plane_sums_body(const Stencil& s) {
+  if (s.dims != 3 || !s.linear) return "";
+  const int r = s.radius;
+  std::map<int, std::vector<const LinearForm::Term*>> columns;  // by dx, each in (dz, dy) order
+  const auto ordered = column_order(*s.linear);
+  for (const auto& t : ordered) columns[t.at[0]].push_back(&t);
+  std::string out = fmt::format(
+      "  template <int N, class U>\n"
+      "  __device__ __forceinline__ static void plane_sums(const U& u, real (&acc)[{}][N]) {{\n",
+      2 * r + 1);
+  for (const auto& [dx, terms] : columns) {
+    int lo = terms.front()->at[1], hi = lo;
+    for (const auto* t : terms) lo = std::min(lo, t->at[1]), hi = std::max(hi, t->at[1]);
+    out += fmt::format("#pragma unroll\n    for (int row = {}; row < N + {}; ++row) {{\n", lo, hi);
+    out += fmt::format("      const real x = u({}, row, 0);\n", dx);
+    for (const auto* t : terms)
+      out += fmt::format("      if (row - ({}) >= 0 && row - ({}) < N) acc[{}][row - ({})] += {} * x;\n", t->at[1],
+                         t->at[1], r - t->at[2], t->at[1], number(t->coef));
+    out += "    }\n";
+  }
+  out += "  }\n";
+  // The constant term, added when an output plane is complete (after all its terms, as `apply`).
+  out += "  __device__ __forceinline__ static real finish(real sum) { return sum";
+  if (s.linear->constant != 0) out += " + " + number(s.linear->constant);
+  return out + "; }\n";
+}
+
 }  // namespace
 
 std::string cuda_expr(const Expr& e) {
@@ -155,7 +188,7 @@ std::string assemble_source(const Problem& problem, const Defines& defines,
   src += "\n// The stencil, printed from the parsed spec.\nstruct TbStencil {\n";
   src += "  template <class U>\n  __device__ __forceinline__ static real apply(const U& u) {\n";
   src += s.linear ? linear_body(*s.linear) : "    return " + cuda_expr(s.expr) + ";\n";
-  src += "  }\n" + rows_body(s) + "};\n\n";
+  src += "  }\n" + rows_body(s) + plane_sums_body(s) + "};\n\n";
   src += template_text(template_name);
   return src;
 }

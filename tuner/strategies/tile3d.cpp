@@ -3,7 +3,9 @@
 // (templates/tile3d.cuh); they differ only in how a tile gets its halo, so one class with a flag
 // implements both. Parameters: t (steps per pass), tx x ty (x-y tile), cy (consecutive cells per
 // thread in y), z (planes per iteration; device tiling synchronises once per z planes), bps (blocks
-// per SM the kernel is compiled for: its launch bounds; device tiling needs tiles <= bps x SMs).
+// per SM the kernel is compiled for: its launch bounds; device tiling needs tiles <= bps x SMs),
+// sum (1: partial sums in registers and 2 z planes of shared memory per level, affine stencils
+// only; 0: a ring of planes per level, any stencil).
 #include "tuner/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -24,18 +26,24 @@ namespace {
 // the t - 1 levels above it lose R per side each (templates/tile3d.cuh).
 int valid_side(int tile, int t, int radius) { return tile - 2 * (t - 1) * radius; }
 
-long smem_bytes(const Problem& p, int depth, int tx, int ty, int z) {
+// Planes per level: sum mode holds the z planes being read and the z being written; the ring
+// also holds the radius around the ones being read.
+int level_slots(int z, int radius, bool sum) { return sum ? 2 * z : ring_slots(z, radius); }
+
+long smem_bytes(const Problem& p, int depth, int tx, int ty, int z, bool sum) {
   const int r = p.stencil.radius;
-  return long(depth) * ring_slots(z, r) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
+  return long(depth) * level_slots(z, r, sum) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
 }
 
 // Shared-memory loads per cell: a thread evaluates its cy consecutive cells (y) of one plane at
 // once (apply_rows), reading each distinct neighbour once; the z planes of an iteration are
-// evaluated one after the other, interleaved with stores, so they do not share reads.
-double smem_loads_per_cell(const Stencil& s, int cy) {
+// evaluated one after the other, interleaved with stores, so they do not share reads. In sum
+// mode a thread reads each plane once for all the planes it contributes to: the distinct
+// (dx, dy) columns count, not the points.
+double smem_loads_per_cell(const Stencil& s, int cy, bool sum) {
   std::set<std::tuple<int, int, int>> cells;
   for (const Offset& o : s.points)
-    for (int c = 0; c < cy; ++c) cells.insert({o[0], c + o[1], o[2]});
+    for (int c = 0; c < cy; ++c) cells.insert({o[0], c + o[1], sum ? 0 : o[2]});
   return double(cells.size()) / cy;
 }
 
@@ -45,14 +53,15 @@ class Tile3d final : public Strategy {
   std::string name() const override { return devtile_ ? "devtile3d" : "smtile3d"; }
   std::string summary() const override {
     return devtile_ ? "3D device tiling: all blocks resident, halo exchange + one grid sync per plane "
-                      "group; params t, tx, ty, cy, z, bps"
-                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z, bps";
+                      "group; params t, tx, ty, cy, z, bps, sum"
+                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z, bps, sum";
   }
   bool supports(const Problem& p) const override { return p.dims() == 3; }
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
+    const bool sum = sum_mode_possible(p);
     // Fewer than 128 threads (4 warps) cannot hide shared-memory and FMA latency at one block per
     // SM; tx stays a multiple of 32 so a warp spans x (conflict-free shared-memory rows).
     for (int tx : {32, 64})
@@ -62,14 +71,14 @@ class Tile3d final : public Strategy {
             const int threads = tx * ty / cy;
             if (ty % cy || threads < 128 || threads > 1024) continue;
             for (int t = 1; t <= 16; ++t) {
-              const long smem = smem_bytes(p, t, tx, ty, z);
+              const long smem = smem_bytes(p, t, tx, ty, z, sum);
               if (smem > d.smem_per_block) break;
               if (!devtile_ && (valid_side(tx, t, r) < tx / 4 || valid_side(ty, t, r) < ty / 4)) break;
               const int fit = blocks_per_sm(d, smem, threads);
               // Device tiling: exactly the blocks per SM that make every tile resident.
               const int lo = devtile_ ? devtile_bps(p, d, tx, ty) : 1, hi = devtile_ ? lo : 2;
               for (int bps = lo; bps <= std::min(hi, fit); ++bps)
-                out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}});
+                out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}, {"sum", sum}});
             }
           }
     return out;
@@ -78,10 +87,10 @@ class Tile3d final : public Strategy {
   Params complete(const Problem& p, const Params& given) const override {
     // Device tiling of the specs' 384 x 352 planes in 32 x 16 tiles: 264 blocks, 2 per SM.
     Params k{{"t", devtile_ ? 4 : 2}, {"tx", 32}, {"ty", devtile_ ? 16 : 32}, {"cy", 4}, {"z", 1},
-             {"bps", devtile_ ? 2 : 1}};
+             {"bps", devtile_ ? 2 : 1}, {"sum", sum_mode_possible(p) ? 1 : 0}};
     for (const auto& [n, v] : given) {
       if (!k.count(n))
-        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z, bps)", name(), n));
+        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z, bps, sum)", name(), n));
       k[n] = v;
     }
     const int r = p.stencil.radius;
@@ -90,6 +99,11 @@ class Tile3d final : public Strategy {
         k["bps"] * k["tx"] * k["ty"] / k["cy"] > 2048)
       throw UsageError(name() + ": need 1 <= z <= 8, t >= 1, 1 <= cy <= 16 dividing ty, tx * ty / cy <= 1024, "
                                 "bps >= 1 and bps * threads <= 2048");
+    if (k["sum"] != 0 && k["sum"] != 1)
+      throw UsageError(name() + ": sum is 0 (a ring of planes) or 1 (partial sums)");
+    if (k["sum"] && !sum_mode_possible(p))
+      throw UsageError(name() + ": sum=1 needs an affine stencil (a sum of coefficient x u[...] terms "
+                                "plus a constant); this one is not, use sum=0");
     if (!devtile_ && (valid_side(k["tx"], k["t"], r) < 1 || valid_side(k["ty"], k["t"], r) < 1))
       throw UsageError(fmt::format("{}: a {}x{} tile leaves no valid cells at t {} and radius {}",
                                    name(), k["tx"], k["ty"], k["t"], r));
@@ -99,11 +113,12 @@ class Tile3d final : public Strategy {
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
+    const bool sum = k.at("sum");
     const int r = p.stencil.radius;
     ModelTerms m;
     m.depth = t;
     // Reads of the level below, one store, and the input plane stored once per pass.
-    m.a_sm = smem_loads_per_cell(p.stencil, cy) + 1 + 1.0 / t;
+    m.a_sm = smem_loads_per_cell(p.stencil, cy, sum) + 1 + 1.0 / t;
     m.a_cmp = p.stencil.flops;
     if (devtile_) {
       // In and out once per pass, plus each fused level's tile border written and read back by
@@ -122,7 +137,8 @@ class Tile3d final : public Strategy {
       m.a_gm = double(tx + 2 * r) * (ty + 2 * r) / (double(tx) * ty) + v;
       m.valid = v;
     }
-    m.smem_bytes = smem_bytes(p, t, tx, ty, z);
+    m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum);
+    if (sum) m.regs_per_thread = sum_mode_regs(p, t, cy);
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
     m.ilp = cy * z;
@@ -133,7 +149,8 @@ class Tile3d final : public Strategy {
     return assemble_source(p,
                            {{"TB_DEVTILE", devtile_ ? 1 : 0}, {"TB_DEPTH", k.at("t")},
                             {"TB_TX", k.at("tx")}, {"TB_TY", k.at("ty")}, {"TB_CY", k.at("cy")},
-                            {"TB_Z", k.at("z")}, {"TB_RING", ring_slots(k.at("z"), p.stencil.radius)},
+                            {"TB_Z", k.at("z")}, {"TB_SUM", k.at("sum")},
+                            {"TB_RING", level_slots(k.at("z"), p.stencil.radius, k.at("sum"))},
                             {"TB_BPS", k.at("bps")}},
                            "tile3d.cuh");
   }
@@ -144,7 +161,7 @@ class Tile3d final : public Strategy {
     const int tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
     Launch l;
     l.block = {unsigned(tx), unsigned(ty / cy), 1};
-    l.dynamic_smem = std::size_t(smem_bytes(p, depth, tx, ty, z));
+    l.dynamic_smem = std::size_t(smem_bytes(p, depth, tx, ty, z, k.at("sum")));
     if (devtile_) {
       l.grid = {ceil_div(p.domain[0], tx), ceil_div(p.domain[1], ty), 1};
       l.cooperative = true;
@@ -159,6 +176,17 @@ class Tile3d final : public Strategy {
   }
 
  private:
+  // Registers per thread in sum mode: the 2R + 1 partial sums of each of its cy rows at each of
+  // the t levels, plus what the thread keeps anyway. Fitted to ptxas' counts for j3d7pt double
+  // (sm_90, cy 4, t 1 .. 6: 94 .. 246 registers): about 64 + 1.3 x the sums' registers, the
+  // extra 0.3 being each level's own temporaries. Candidates past the register file are dropped
+  // before compiling instead of being compiled and pruned for spilling.
+  static int sum_mode_regs(const Problem& p, int t, int cy) {
+    const int words = p.dtype == DType::Double ? 2 : 1;
+    return 64 + int(1.3 * t * (2 * p.stencil.radius + 1) * cy * words);
+  }
+  // Partial sums need the stencil as a sum of terms (the 3D case is checked by supports()).
+  static bool sum_mode_possible(const Problem& p) { return p.stencil.linear.has_value(); }
   static long tiles(const Problem& p, int tx, int ty) {
     return long(ceil_div(p.domain[0], tx)) * long(ceil_div(p.domain[1], ty));
   }
