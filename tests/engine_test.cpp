@@ -1,7 +1,8 @@
 // Tests for tuner/engine on CPU: a planted Measurer and a planted compiler stand in for the GPU
 // and (mostly) NVRTC. Covered: trials and winner, resume after an interrupt (a second run
 // re-times nothing), --fresh, the time budget, post-compile pruning, wrong results, a real NVRTC
-// compile error, failures of a supervised worker as trials, and the naive reference failing.
+// compile error, failures of a supervised worker as trials, and the naive reference failing;
+// the tally of outcomes per candidate.
 #include "tuner/engine.hpp"
 
 #include <unistd.h>
@@ -67,6 +68,14 @@ class BrokenStrategy : public Strategy {
  private:
   static const Strategy& naive() { return *find_strategy("naive"); }
 };
+
+void expect_tally(const SearchTally& got, const SearchTally& want) {
+  EXPECT_EQ(got.timed, want.timed);
+  EXPECT_EQ(got.reused, want.reused);
+  EXPECT_EQ(got.pruned, want.pruned);
+  EXPECT_EQ(got.compile_errors, want.compile_errors);
+  EXPECT_EQ(got.not_run, want.not_run);
+}
 
 class EngineTest : public ::testing::Test {
  protected:
@@ -147,6 +156,7 @@ TEST_F(EngineTest, StoresEveryTrialAndTheFastestAsWinner) {
   for (int i = 1; i < 6; ++i) EXPECT_EQ(m.calls[std::size_t(i)], std::make_pair(i, false));
   EXPECT_EQ(events, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   for (const Trial& t : r.trials) EXPECT_EQ(t.status, TrialStatus::Ok) << t.message;
+  expect_tally(r.tally, {5, 0, 0, 0, 0});  // the naive reference is not counted
   ASSERT_TRUE(r.winner.has_value());
   EXPECT_EQ(r.winner->trial.params, candidates_[5].params);  // planted as the fastest
   EXPECT_EQ(cache_->trials(key_).size(), 6u);
@@ -164,6 +174,7 @@ TEST_F(EngineTest, SecondRunRetimesNothing) {
   const EngineResult b = run(second, options());
   EXPECT_TRUE(second.calls.empty());
   EXPECT_EQ(b.reused, 6);
+  expect_tally(b.tally, {0, 5, 0, 0, 0});
   for (const Trial& t : b.trials) EXPECT_TRUE(t.reused);
   EXPECT_EQ(compiles_, 1);  // only the winner, whose image the trials table does not keep
   ASSERT_TRUE(b.winner.has_value());
@@ -184,6 +195,7 @@ TEST_F(EngineTest, InterruptedRunStoresWinnerSoFarAndResumes) {
   EXPECT_TRUE(a.interrupted);
   EXPECT_EQ(a.trials.size(), 3u);
   EXPECT_EQ(a.not_run, 3);
+  expect_tally(a.tally, {2, 0, 0, 0, 3});
   ASSERT_TRUE(a.winner.has_value());
   EXPECT_EQ(cache_->winner(key_)->trial.params, candidates_[2].params);
 
@@ -193,6 +205,7 @@ TEST_F(EngineTest, InterruptedRunStoresWinnerSoFarAndResumes) {
   // three candidates the first run never reached.
   EXPECT_EQ(second.calls, (std::vector<std::pair<int, bool>>{{0, true}, {3, false}, {4, false}, {5, false}}));
   EXPECT_EQ(b.reused, 3);
+  expect_tally(b.tally, {3, 2, 0, 0, 0});  // naive's stored trial is reused but not counted
   EXPECT_FALSE(b.interrupted);
   EXPECT_EQ(b.trials.size(), 6u);
   EXPECT_EQ(cache_->trials(key_).size(), 6u);
@@ -221,6 +234,9 @@ TEST_F(EngineTest, BudgetStopsStartingCandidates) {
   EXPECT_GE(r.not_run, 1);
   EXPECT_LE(m.calls.size(), 5u);
   EXPECT_EQ(int(r.trials.size()) + r.not_run, 6);
+  EXPECT_EQ(r.tally.not_run, r.not_run);
+  EXPECT_EQ(r.tally.timed, int(m.calls.size()) - 1);
+  EXPECT_EQ(r.tally.total(), 5);
   ASSERT_TRUE(r.winner.has_value());
   EXPECT_TRUE(cache_->winner(key_).has_value());
 }
@@ -236,6 +252,7 @@ TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
   EXPECT_EQ(r.trials[2].status, TrialStatus::Resources);
   EXPECT_NE(r.trials[2].message.find("100000 registers"), std::string::npos) << r.trials[2].message;
   for (const auto& call : m.calls) EXPECT_TRUE(call.first != 1 && call.first != 2);
+  expect_tally(r.tally, {3, 0, 2, 0, 0});
 
   // --allow-spills times the spilling one (a stored skipped trial is not reused).
   FakeMeasurer again;
@@ -244,6 +261,8 @@ TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
   const EngineResult r2 = run(again, o);
   EXPECT_EQ(r2.trials[1].status, TrialStatus::Ok);
   EXPECT_FALSE(r2.trials[1].reused);
+  // The stored `resources` trial is reused; the skipped one is not, so it is timed now.
+  expect_tally(r2.tally, {1, 4, 0, 0, 0});
 }
 
 TEST_F(EngineTest, WrongResultIsATrialNotAWinner) {
@@ -270,6 +289,7 @@ TEST_F(EngineTest, NvrtcCompileErrorIsATrial) {
   EXPECT_EQ(r.trials[1].status, TrialStatus::CompileError);
   EXPECT_NE(r.trials[1].message.find("error"), std::string::npos) << r.trials[1].message;
   for (const auto& call : m.calls) EXPECT_NE(call.first, 1);
+  expect_tally(r.tally, {5, 0, 0, 1, 0});
   EXPECT_EQ(r.trials.back().status, TrialStatus::Ok);
   EXPECT_TRUE(r.winner.has_value());
 }

@@ -77,6 +77,20 @@ TEST(Search, ExhaustiveTakesEveryFittingCandidate) {
   EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1, 2, 3, 4, 5}));
 }
 
+TEST(Search, SpaceSizeLeavesOutNaiveAndCountsWhatFits) {
+  const SpaceSize s = space_size(space());
+  EXPECT_EQ(s.candidates, 7);  // 8 ranked, less naive
+  EXPECT_EQ(s.feasible, 6);    // less the one that does not fit
+  EXPECT_FALSE(is_feasible(make("naive", 0, 1)));
+  EXPECT_FALSE(is_feasible(make("stream", 0, 1, false)));
+  EXPECT_TRUE(is_feasible(make("stream", 0, 1)));
+  // Exhaustive search selects exactly the feasible candidates.
+  SearchOptions o;
+  o.mode = SearchMode::Exhaustive;
+  EXPECT_EQ(int(select_candidates(space(), o).size()), s.feasible);
+  EXPECT_EQ(space_size({}).candidates, 0);
+}
+
 TEST(Search, RealSpaceIsRankedAndSelectedInOrder) {
   const Problem p = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Double,
                                         {1024, 1024, 1}, 100);

@@ -161,16 +161,23 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
   try {
     for (int i = 0; i < n; ++i) {
       const RankedCandidate& c = candidates[std::size_t(i)];
+      // Counts candidate i's outcome in the tally, which leaves out the naive reference: it is
+      // not part of any search.
+      const auto count = [&](int SearchTally::*outcome) {
+        if (i > 0) ++(result.tally.*outcome);
+      };
       if (stored[std::size_t(i)]) {
         Trial t = *stored[std::size_t(i)];
         t.reused = true;
         ++result.reused;
+        count(&SearchTally::reused);
         result.trials.push_back(std::move(t));
       } else {
         if (o.stop && o.stop->load()) result.interrupted = true;
         if (o.budget_s > 0 && elapsed() >= o.budget_s) result.out_of_budget = true;
         if (result.interrupted || result.out_of_budget) {
           ++result.not_run;
+          count(&SearchTally::not_run);
           continue;
         }
         if (progress) progress({TuneEvent::Kind::Start, i, n, nullptr, elapsed()});
@@ -181,14 +188,17 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
         } catch (const CompileError& e) {
           t.status = TrialStatus::CompileError;
           t.message = e.what() + std::string("\n") + e.log();
+          count(&SearchTally::compile_errors);
         } catch (const Error& e) {
           if (i == 0) throw;
           t.status = TrialStatus::CompileError;
           t.message = e.what();
+          count(&SearchTally::compile_errors);
         }
         if (cc) {
           const Pruning pr = i == 0 ? Pruning{} : prune_after_compile(c, cc->module, o.profile, o.allow_spills);
           if (pr.status != TrialStatus::Ok) {
+            count(&SearchTally::pruned);
             t.status = pr.status;
             t.message = pr.message;
             const auto& k = cc->module.kernels.at(kFullKernel);
@@ -202,6 +212,7 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
               if (!naive) naive = compiled.front().get();
               (void)run_reference(*naive);
             }
+            count(&SearchTally::timed);
             const MeasureOutcome out = measurer.measure(
                 {i, &c, cc->path, cc->module.log, false, reference_path});
             if (out.status == TrialStatus::Ok) {

@@ -51,6 +51,7 @@ struct EngineResult {
   std::optional<Winner> winner;     ///< the fastest verified trial, stored in the cache
   int reused = 0;                   ///< trials taken from the cache instead of run
   int not_run = 0;                  ///< candidates left out by the budget or a stop request
+  SearchTally tally;                ///< the same run counted per outcome, naive left out
   bool interrupted = false;         ///< stopped by `stop`
   bool out_of_budget = false;
 };

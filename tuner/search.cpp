@@ -28,11 +28,25 @@ const char* search_mode_name(SearchMode m) {
   return m == SearchMode::Model ? "model" : "exhaustive";
 }
 
+bool is_feasible(const RankedCandidate& c) {
+  return c.strategy->name() != "naive" && c.prediction.fits;
+}
+
+SpaceSize space_size(const std::vector<RankedCandidate>& ranked) {
+  SpaceSize s;
+  for (const auto& c : ranked) {
+    if (c.strategy->name() == "naive") continue;
+    ++s.candidates;
+    if (is_feasible(c)) ++s.feasible;
+  }
+  return s;
+}
+
 std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                const SearchOptions& options) {
   std::vector<RankedCandidate> feasible;
   for (const auto& c : ranked)
-    if (c.strategy->name() != "naive" && c.prediction.fits) feasible.push_back(c);
+    if (is_feasible(c)) feasible.push_back(c);
   if (options.mode == SearchMode::Exhaustive || feasible.empty()) return feasible;
 
   // `ranked` is sorted, so the first feasible candidate holds the best prediction and the

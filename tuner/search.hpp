@@ -47,8 +47,31 @@ struct SearchOptions {
   int max_candidates = SearchDefaults::max_candidates;  ///< model search only
 };
 
+/// Whether a search may choose `c`: it fits on chip and is not the naive reference (which the
+/// engine always runs first, outside the search).
+[[nodiscard]] bool is_feasible(const RankedCandidate& c);
+
+/// The size of a ranked space, the naive reference left out: every candidate the model ranked,
+/// and the feasible ones a search chooses from.
+struct SpaceSize {
+  int candidates = 0;
+  int feasible = 0;
+};
+[[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
+
+/// What became of the candidates a search selected, in one run of the engine (the naive
+/// reference is not counted): each selected candidate is in exactly one count.
+struct SearchTally {
+  int timed = 0;           ///< sent to the GPU in this run, whatever the outcome
+  int reused = 0;          ///< a trial stored by an earlier run was taken instead (resume)
+  int pruned = 0;          ///< compiled but not run: spills, or too many registers
+  int compile_errors = 0;  ///< NVRTC rejected the source
+  int not_run = 0;         ///< left out by the time budget or a stop request
+  [[nodiscard]] int total() const { return timed + reused + pruned + compile_errors + not_run; }
+};
+
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
-/// (the engine always runs it first) and candidates that do not fit on chip. Model search: the
+/// (the engine always runs it first) and candidates that do not fit on chip (is_feasible). Model search: the
 /// first `top`, then every further one with PP >= (1 - within) x the best PP, at most
 /// `max_candidates` in all. Exhaustive search: every candidate that fits.
 [[nodiscard]] std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
