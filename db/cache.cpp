@@ -249,6 +249,27 @@ std::vector<Winner> Cache::winners() const {
   return out;
 }
 
+void Cache::add_tune(const TuneRecord& record) {
+  require_writable(db_, path_);
+  Transaction t(db_, path_);
+  const std::string sql =
+      fmt::format("INSERT INTO tunes ({}, {}) VALUES ({})", db::kKeyColumns, db::kTuneColumns,
+                  db::placeholders(db::kKeyCount + db::kTuneCount));
+  Statement s(db_, path_, sql.c_str());
+  db::bind_tune(s, record);
+  s.run();
+  t.commit();
+}
+
+std::vector<TuneRecord> Cache::tunes() const {
+  const std::string sql = fmt::format("SELECT {}, {}, created_at FROM tunes ORDER BY id",
+                                      db::kKeyColumns, db::kTuneColumns);
+  Statement s(db_, path_, sql.c_str());
+  std::vector<TuneRecord> out;
+  while (s.step()) out.push_back(db::read_tune(s, 0, path_));
+  return out;
+}
+
 void Cache::put_profile(const std::string& fingerprint, const DeviceProfile& profile) {
   require_writable(db_, path_);
   Transaction t(db_, path_);

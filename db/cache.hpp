@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/device_profile.hpp"
+#include "tuner/search.hpp"
 #include "tuner/spec.hpp"
 #include "tuner/stencil.hpp"
 #include "tuner/trial.hpp"
@@ -51,6 +52,33 @@ struct Winner {
   std::string created_at;        ///< UTC, ISO 8601
 };
 
+/// One `tune()` call that got as far as choosing its candidates: what it searched, how much of
+/// the space it covered, what it found and how long it took. `tbtune report` compares model
+/// and exhaustive searches of one problem from these (docs/tuning.md, "Evidence").
+struct TuneRecord {
+  WinnerKey key;
+  long steps = 0;                ///< the exact step count, as trials store it
+  std::string stencil_name;
+  std::string only_strategy;     ///< `--strategy` (empty: every strategy)
+  SearchOptions search;          ///< mode, top, within, max_candidates as given
+  double budget_s = 0;           ///< 0: none
+  bool fresh = false;            ///< stored trials were ignored
+  bool allow_spills = false;
+  SpaceSize space;               ///< the ranked space and its feasible part, naive left out
+  int selected = 0;              ///< candidates the search chose (naive left out)
+  SearchTally tally;             ///< what became of them in this run
+  std::string winner_strategy;   ///< the run's winner (empty: none)
+  Params winner_params;
+  double winner_gcells = 0;      ///< its GCells/s (median time)
+  bool interrupted = false;      ///< stopped by SIGINT/SIGTERM
+  bool out_of_budget = false;
+  double wall_s = 0;             ///< the whole tune() call
+  std::string tool_version;
+  std::string created_at;        ///< UTC, ISO 8601; written by the cache
+  /// Neither interrupted nor out of budget: every selected candidate has a trial.
+  [[nodiscard]] bool complete() const { return !interrupted && !out_of_budget; }
+};
+
 class Cache {
  public:
   enum class Mode { ReadWrite, ReadOnly };
@@ -83,6 +111,11 @@ class Cache {
   [[nodiscard]] std::optional<Winner> winner(const WinnerKey& key) const;
   /// All winners (CUBIN left empty), newest first.
   [[nodiscard]] std::vector<Winner> winners() const;
+
+  /// Records one tune run (one row, one transaction). The device and stencil must be stored.
+  void add_tune(const TuneRecord& record);
+  /// Every recorded tune run, oldest first.
+  [[nodiscard]] std::vector<TuneRecord> tunes() const;
 
   /// Stores (replacing any earlier one) the measured profile of the device with `fingerprint`
   /// (DeviceRecord::fingerprint()). The device need not be stored: a probe stands alone.

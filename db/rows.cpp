@@ -74,6 +74,23 @@ DType dtype_from_text(const std::string& text, const std::string& path) {
   corrupt(path, fmt::format("unknown dtype '{}' in a stored key", text));
 }
 
+constexpr std::array<std::pair<SearchMode, const char*>, 2> kSearchModes{{
+    {SearchMode::Model, "model"},
+    {SearchMode::Exhaustive, "exhaustive"},
+}};
+
+const char* search_text(SearchMode m) {
+  for (const auto& [value, name] : kSearchModes)
+    if (value == m) return name;
+  return "model";
+}
+
+SearchMode search_from_text(const std::string& text, const std::string& path) {
+  for (const auto& [value, name] : kSearchModes)
+    if (text == name) return value;
+  corrupt(path, fmt::format("unknown search mode '{}' in a stored tune", text));
+}
+
 TrialStatus status_from_text(const std::string& text, const std::string& path) {
   try {
     return trial_status_from_name(text);
@@ -133,6 +150,46 @@ Trial read_trial(const Statement& s, int c, const std::string& path) {
   t.spill_bytes = s.int32(c + 14);
   t.smem_bytes = s.int64(c + 15);
   return t;
+}
+
+void bind_tune(Statement& s, const TuneRecord& r) {
+  bind_key(s, r.key);
+  s.bind(r.steps).bind(r.stencil_name).bind(r.only_strategy).bind(search_text(r.search.mode));
+  s.bind(r.search.top).bind(r.search.within).bind(r.search.max_candidates).bind(r.budget_s);
+  s.bind(r.fresh ? 1 : 0).bind(r.allow_spills ? 1 : 0);
+  s.bind(r.space.candidates).bind(r.space.feasible).bind(r.selected);
+  const SearchTally& t = r.tally;
+  s.bind(t.timed).bind(t.reused).bind(t.pruned).bind(t.compile_errors).bind(t.not_run);
+  s.bind(r.winner_strategy).bind(format_params(r.winner_params)).bind(r.winner_gcells);
+  s.bind(r.interrupted ? 1 : 0).bind(r.out_of_budget ? 1 : 0).bind(r.wall_s).bind(r.tool_version);
+}
+
+TuneRecord read_tune(const Statement& s, int c, const std::string& path) {
+  TuneRecord r;
+  r.key = read_key(s, c, path);
+  c += kKeyCount;
+  r.steps = s.int64(c);
+  r.stencil_name = s.text(c + 1);
+  r.only_strategy = s.text(c + 2);
+  r.search.mode = search_from_text(s.text(c + 3), path);
+  r.search.top = s.int32(c + 4);
+  r.search.within = s.real(c + 5);
+  r.search.max_candidates = s.int32(c + 6);
+  r.budget_s = s.real(c + 7);
+  r.fresh = s.int32(c + 8) != 0;
+  r.allow_spills = s.int32(c + 9) != 0;
+  r.space = {s.int32(c + 10), s.int32(c + 11)};
+  r.selected = s.int32(c + 12);
+  r.tally = {s.int32(c + 13), s.int32(c + 14), s.int32(c + 15), s.int32(c + 16), s.int32(c + 17)};
+  r.winner_strategy = s.text(c + 18);
+  r.winner_params = parse_params_text(s.text(c + 19), path);
+  r.winner_gcells = s.real(c + 20);
+  r.interrupted = s.int32(c + 21) != 0;
+  r.out_of_budget = s.int32(c + 22) != 0;
+  r.wall_s = s.real(c + 23);
+  r.tool_version = s.text(c + 24);
+  r.created_at = s.text(c + kTuneCount);
+  return r;
 }
 
 }  // namespace tbtune::db

@@ -25,6 +25,15 @@ inline constexpr const char* kTrialColumns =
     "spill_bytes, smem_bytes";
 inline constexpr int kTrialCount = 16;
 
+/// The `tunes` columns after the key, in bind_tune() / read_tune() order; `created_at` is
+/// written by SQLite and read after these.
+inline constexpr const char* kTuneColumns =
+    "steps, stencil_name, strategy_filter, search, top, within, max_candidates, budget_s, "
+    "fresh, allow_spills, space, feasible, selected, timed, reused, pruned, compile_errors, "
+    "not_run, winner_strategy, winner_params, winner_gcells, interrupted, out_of_budget, "
+    "wall_s, tool_version";
+inline constexpr int kTuneCount = 25;
+
 /// Params as the trials table stores them: "k1=v1,k2=v2" in key order (Params is ordered).
 [[nodiscard]] std::string format_params(const Params& params);
 
@@ -41,5 +50,12 @@ void bind_key(Statement& s, const WinnerKey& key);
 void bind_trial(Statement& s, const Trial& trial);
 /// Reads the trial columns starting at `col`; throws CacheError on a malformed row.
 [[nodiscard]] Trial read_trial(const Statement& s, int col, const std::string& path);
+
+/// Binds the key and the kTuneCount columns of `record` (the search mode as "model" or
+/// "exhaustive", params as in trials).
+void bind_tune(Statement& s, const TuneRecord& record);
+/// Reads a tune row bound as bind_tune() binds it, starting at column `col`, with `created_at`
+/// after it; throws CacheError on a malformed row.
+[[nodiscard]] TuneRecord read_tune(const Statement& s, int col, const std::string& path);
 
 }  // namespace tbtune::db

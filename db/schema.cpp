@@ -110,6 +110,48 @@ CREATE TABLE profiles (
   created_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 );
 )sql",
+    // 2 -> 3: one row per tune run (search mode and options, space covered, winner, wall
+    // time), the evidence `tbtune report` compares model and exhaustive searches with.
+    R"sql(
+CREATE TABLE tunes (
+  id                 INTEGER PRIMARY KEY,
+  stencil_hash       TEXT NOT NULL REFERENCES stencils(hash),
+  device_fingerprint TEXT NOT NULL REFERENCES devices(fingerprint),
+  dtype              TEXT NOT NULL CHECK (dtype IN ('float', 'double')),
+  nx                 INTEGER NOT NULL,
+  ny                 INTEGER NOT NULL,
+  nz                 INTEGER NOT NULL,
+  steps_class        INTEGER NOT NULL,
+  steps              INTEGER NOT NULL,
+  stencil_name       TEXT NOT NULL,
+  strategy_filter    TEXT NOT NULL,
+  search             TEXT NOT NULL CHECK (search IN ('model', 'exhaustive')),
+  top                INTEGER NOT NULL,
+  within             REAL NOT NULL,
+  max_candidates     INTEGER NOT NULL,
+  budget_s           REAL NOT NULL,
+  fresh              INTEGER NOT NULL,
+  allow_spills       INTEGER NOT NULL,
+  space              INTEGER NOT NULL,
+  feasible           INTEGER NOT NULL,
+  selected           INTEGER NOT NULL,
+  timed              INTEGER NOT NULL,
+  reused             INTEGER NOT NULL,
+  pruned             INTEGER NOT NULL,
+  compile_errors     INTEGER NOT NULL,
+  not_run            INTEGER NOT NULL,
+  winner_strategy    TEXT NOT NULL,
+  winner_params      TEXT NOT NULL,
+  winner_gcells      REAL NOT NULL,
+  interrupted        INTEGER NOT NULL,
+  out_of_budget      INTEGER NOT NULL,
+  wall_s             REAL NOT NULL,
+  tool_version       TEXT NOT NULL,
+  created_at         TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX tunes_by_key
+  ON tunes (stencil_hash, device_fingerprint, dtype, nx, ny, nz, steps_class);
+)sql",
 }};
 
 }  // namespace

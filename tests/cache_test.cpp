@@ -146,6 +146,66 @@ Winner winner_with(const std::string& strategy, const std::string& created_at, i
   return w;
 }
 
+/// A tune record with every field set to something other than its default.
+TuneRecord full_tune() {
+  TuneRecord r;
+  r.key = key();
+  r.steps = 1000;
+  r.stencil_name = "heat2d";
+  r.only_strategy = "cmq2d";
+  r.search.mode = SearchMode::Exhaustive;
+  r.search.top = 12;
+  r.search.within = 0.025;
+  r.search.max_candidates = 64;
+  r.budget_s = 480.5;
+  r.fresh = true;
+  r.allow_spills = true;
+  r.space = {465, 358};
+  r.selected = 358;
+  r.tally = {200, 40, 7, 3, 108};
+  r.winner_strategy = "cmq2d";
+  r.winner_params = {{"bps", 2}, {"t", 8}, {"tile_x", 256}};
+  r.winner_gcells = 1234.5678;
+  r.interrupted = true;
+  r.out_of_budget = true;
+  r.wall_s = 412.25;
+  r.tool_version = "0.1.0";
+  return r;
+}
+
+void expect_same(const TuneRecord& a, const TuneRecord& b) {
+  EXPECT_EQ(a.key.stencil_hash, b.key.stencil_hash);
+  EXPECT_EQ(a.key.device_fingerprint, b.key.device_fingerprint);
+  EXPECT_EQ(a.key.dtype, b.key.dtype);
+  EXPECT_EQ(a.key.domain, b.key.domain);
+  EXPECT_EQ(a.key.steps_class, b.key.steps_class);
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.stencil_name, b.stencil_name);
+  EXPECT_EQ(a.only_strategy, b.only_strategy);
+  EXPECT_EQ(a.search.mode, b.search.mode);
+  EXPECT_EQ(a.search.top, b.search.top);
+  EXPECT_EQ(a.search.within, b.search.within);
+  EXPECT_EQ(a.search.max_candidates, b.search.max_candidates);
+  EXPECT_EQ(a.budget_s, b.budget_s);
+  EXPECT_EQ(a.fresh, b.fresh);
+  EXPECT_EQ(a.allow_spills, b.allow_spills);
+  EXPECT_EQ(a.space.candidates, b.space.candidates);
+  EXPECT_EQ(a.space.feasible, b.space.feasible);
+  EXPECT_EQ(a.selected, b.selected);
+  EXPECT_EQ(a.tally.timed, b.tally.timed);
+  EXPECT_EQ(a.tally.reused, b.tally.reused);
+  EXPECT_EQ(a.tally.pruned, b.tally.pruned);
+  EXPECT_EQ(a.tally.compile_errors, b.tally.compile_errors);
+  EXPECT_EQ(a.tally.not_run, b.tally.not_run);
+  EXPECT_EQ(a.winner_strategy, b.winner_strategy);
+  EXPECT_EQ(a.winner_params, b.winner_params);
+  EXPECT_EQ(a.winner_gcells, b.winner_gcells);
+  EXPECT_EQ(a.interrupted, b.interrupted);
+  EXPECT_EQ(a.out_of_budget, b.out_of_budget);
+  EXPECT_EQ(a.wall_s, b.wall_s);
+  EXPECT_EQ(a.tool_version, b.tool_version);
+}
+
 /// Expects `f` to throw CacheError whose message contains `needle`.
 template <class F>
 void expect_cache_error(F&& f, const std::string& needle) {
@@ -191,9 +251,9 @@ TEST_F(CacheTest, CreatesFoldersAndReopens) {
 }
 
 TEST_F(CacheTest, SchemaVersion) {
-  EXPECT_EQ(Cache::schema_version(), 2);
+  EXPECT_EQ(Cache::schema_version(), 3);
   { Cache c(db_path(), Cache::Mode::ReadWrite); }
-  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "2");
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "3");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
   { Cache c(db_path(), Cache::Mode::ReadWrite); }  // reopening does not add a row
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
@@ -364,7 +424,9 @@ TEST_F(CacheTest, FailedWriteLeavesNothing) {
   // rolled back, so the cache stays usable.
   EXPECT_THROW(c.add_trial(key(), 1000, full_trial()), CacheError);
   EXPECT_THROW(c.put_winner(winner_with("cmq2d", "")), CacheError);
+  EXPECT_THROW(c.add_tune(full_tune()), CacheError);
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM trials"), "0");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM tunes"), "0");
   seed(c);
   c.add_trial(key(), 1000, full_trial());
   EXPECT_EQ(c.trials(key()).size(), 1u);
@@ -386,6 +448,7 @@ TEST_F(CacheTest, ReadOnlyRefusesWrites) {
   expect_cache_error([&] { ro.put_stencil(stencil(), ""); }, "read-only");
   expect_cache_error([&] { ro.add_trial(key(), 1, full_trial()); }, "read-only");
   expect_cache_error([&] { ro.put_winner(winner_with("x", "")); }, "read-only");
+  expect_cache_error([&] { ro.add_tune(full_tune()); }, "read-only");
   EXPECT_TRUE(ro.trials(key()).empty());
   EXPECT_TRUE(ro.winners().empty());
 }
@@ -409,7 +472,7 @@ TEST_F(CacheTest, NewerSchemaThrows) {
   { Cache c(db_path(), Cache::Mode::ReadWrite); }
   query(db_path(), "UPDATE schema_version SET version = 99");
   const std::string msg =
-      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (2): upgrade tbtune";
+      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (3): upgrade tbtune";
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadWrite); }, msg);
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); }, msg);
   EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "99");
@@ -592,26 +655,34 @@ TEST_F(CacheTest, SpecText) {
   EXPECT_EQ(c.spec_text(stencil().hash), std::optional<std::string>("name: heat2d\n"));
 }
 
-TEST_F(CacheTest, MigratesVersion1ToVersion2) {
-  // A version-1 file: what tbtune 0.1 wrote, i.e. today's tables without `profiles`.
+/// Turns the current file at `path` back into a version-`version` file by dropping the tables
+/// later versions added, as the tbtune of that version would have left it.
+void downgrade(const std::string& path, int version) {
+  if (version < 3) query(path, "DROP TABLE tunes");
+  if (version < 2) query(path, "DROP TABLE profiles");
+  query(path, "UPDATE schema_version SET version = " + std::to_string(version));
+}
+
+TEST_F(CacheTest, MigratesVersion1ToCurrent) {
+  // A version-1 file: what tbtune 0.1 wrote, i.e. today's tables without `profiles` and `tunes`.
   {
     Cache c(db_path(), Cache::Mode::ReadWrite);
     seed(c);
     c.add_trial(key(), 1000, full_trial());
     c.put_winner(winner_with("cmq2d", "2025-01-02T03:04:05Z"));
   }
-  query(db_path(), "DROP TABLE profiles");
-  query(db_path(), "UPDATE schema_version SET version = 1");
+  downgrade(db_path(), 1);
   // Read-only cannot migrate, and says so without touching the file.
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); },
-                     "has schema version 1, older than this tbtune (2)");
+                     "has schema version 1, older than this tbtune (3)");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'profiles'"), "0");
   {
     Cache c(db_path(), Cache::Mode::ReadWrite);  // migrates
     EXPECT_FALSE(c.profile(device().fingerprint()));
     c.put_profile(device().fingerprint(), probed());
+    c.add_tune(full_tune());
   }
-  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "2");
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "3");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
   const Cache ro(db_path(), Cache::Mode::ReadOnly);
   EXPECT_EQ(ro.trials(key()).size(), 1u);  // version-1 data survives
@@ -619,6 +690,73 @@ TEST_F(CacheTest, MigratesVersion1ToVersion2) {
   EXPECT_EQ(ro.winner(key())->trial.cubin, winner_with("cmq2d", "").trial.cubin);
   ASSERT_TRUE(ro.profile(device().fingerprint()));
   expect_same(*ro.profile(device().fingerprint()), probed());
+  EXPECT_EQ(ro.tunes().size(), 1u);
+}
+
+TEST_F(CacheTest, MigratesVersion2ToVersion3) {
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);
+    seed(c);
+    c.add_trial(key(), 1000, full_trial());
+    c.put_winner(winner_with("cmq2d", "2025-01-02T03:04:05Z"));
+    c.put_profile(device().fingerprint(), probed());
+  }
+  downgrade(db_path(), 2);
+  expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); },
+                     "has schema version 2, older than this tbtune (3)");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'tunes'"), "0");
+  {
+    Cache c(db_path(), Cache::Mode::ReadWrite);  // migrates
+    EXPECT_TRUE(c.tunes().empty());
+    c.add_tune(full_tune());
+  }
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "3");
+  EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'tunes_by_key'"), "1");
+  const Cache ro(db_path(), Cache::Mode::ReadOnly);
+  EXPECT_EQ(ro.trials(key()).size(), 1u);  // version-2 data survives
+  ASSERT_TRUE(ro.winner(key()));
+  ASSERT_TRUE(ro.profile(device().fingerprint()));
+  ASSERT_EQ(ro.tunes().size(), 1u);
+  expect_same(ro.tunes()[0], full_tune());
+}
+
+TEST_F(CacheTest, TunesRoundTripInOrder) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  TuneRecord second;  // defaults: a model search with no winner, not interrupted
+  second.key = key(10);
+  second.steps = 1500;
+  c.add_tune(full_tune());
+  c.add_tune(second);
+  const auto got = c.tunes();
+  ASSERT_EQ(got.size(), 2u);
+  expect_same(got[0], full_tune());
+  expect_same(got[1], second);
+  EXPECT_FALSE(got[0].complete());
+  EXPECT_TRUE(got[1].complete());
+  EXPECT_TRUE(got[1].winner_params.empty());
+  EXPECT_EQ(got[0].created_at.size(), 20u) << got[0].created_at;  // 2025-01-02T03:04:05Z
+  EXPECT_EQ(got[0].created_at.back(), 'Z');
+  EXPECT_EQ(query(db_path(), "SELECT search || ',' || winner_params FROM tunes WHERE id = 1"),
+            "exhaustive,bps=2,t=8,tile_x=256");
+}
+
+TEST_F(CacheTest, MalformedTuneRowsAreCorrupt) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  c.add_tune(full_tune());
+  // The CHECK constraint keeps tbtune from writing an unknown mode; a file edited by hand with
+  // the constraint off can still hold one, and reading it must say what is wrong.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path().c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "PRAGMA ignore_check_constraints = ON; UPDATE tunes SET search = 'random'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  expect_cache_error([&] { (void)c.tunes(); }, "unknown search mode 'random' in a stored tune");
+  query(db_path(), "UPDATE tunes SET search = 'model', winner_params = 'garbage'");
+  expect_cache_error([&] { (void)c.tunes(); }, "malformed params 'garbage'");
 }
 
 }  // namespace
