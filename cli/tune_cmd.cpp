@@ -48,8 +48,29 @@ void install_stop_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-void print_ranking(const Problem& p, const DeviceProfile& profile, const std::string& only, int top) {
-  const auto ranked = rank_candidates(p, profile, only);
+SearchOptions search_options(const TuneArgs& a) {
+  SearchOptions s;
+  s.mode = a.search == "exhaustive" ? SearchMode::Exhaustive : SearchMode::Model;
+  s.top = a.top;
+  s.within = a.within_percent / 100;
+  s.max_candidates = a.max_candidates;
+  return s;
+}
+
+/// "model search (top 8, within 3%, at most 48)" or "exhaustive search".
+std::string search_text(const SearchOptions& s) {
+  if (s.mode == SearchMode::Exhaustive) return "exhaustive search";
+  return fmt::format("model search (top {}, within {:g}%, at most {})", s.top, 100 * s.within,
+                     s.max_candidates);
+}
+
+/// "12 of the 312 feasible candidates (3.8%)".
+std::string selected_text(int selected, const SpaceSize& space) {
+  return fmt::format("{} of the {} feasible candidates ({:.1f}%)", selected, space.feasible,
+                     space.feasible > 0 ? 100.0 * selected / space.feasible : 0.0);
+}
+
+void print_ranking(const std::vector<RankedCandidate>& ranked, const DeviceProfile& profile, int top) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : ranked) {
     if (int(rows.size()) >= top) break;
@@ -62,19 +83,38 @@ void print_ranking(const Problem& p, const DeviceProfile& profile, const std::st
 }
 
 int no_gpu(const TuneArgs& a, const Problem& p, const NoGpuError& e) {
-  // A login node or CI: still useful, and not a failure.
+  // A login node or CI: still useful, and not a failure. The selection shown is the one a GPU
+  // with the built-in profile would get; a probed profile can shift the margin slightly.
   const DeviceProfile profile = *builtin_profile("h100");
+  const auto ranked = rank_candidates(p, profile, a.strategy);
+  const SearchOptions search = search_options(a);
+  const SpaceSize space = space_size(ranked);
+  const int selected = int(select_candidates(ranked, search).size());
   if (a.json) {
-    nlohmann::json j{{"stencil", stencil_json(p)}, {"gpu", nullptr}, {"message", e.what()}};
+    nlohmann::json j{{"stencil", stencil_json(p)}, {"gpu", nullptr}, {"message", e.what()},
+                     {"search", {{"mode", search_mode_name(search.mode)}, {"profile", profile.name},
+                                 {"space", space.candidates}, {"feasible", space.feasible},
+                                 {"selected", selected}}}};
     std::cout << j.dump(2) << '\n';
     return kOk;
   }
   fmt::print("{}: {} ({}, {}, radius {}, {} points)\n", a.problem.spec_path, p.stencil.name,
              dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius, p.stencil.points.size());
-  print_ranking(p, profile, a.strategy, 10);
+  print_ranking(ranked, profile, 10);
+  fmt::print("the {} would time {}\n", search_text(search), selected_text(selected, space));
   fmt::print("\nTiming needs an NVIDIA GPU, and none is usable here: {}\n"
              "Nothing was timed or stored. Run this on a GPU node to tune.\n", e.what());
   return kOk;
+}
+
+/// The run as the `tunes` table records it.
+nlohmann::json search_json(const TuneRecord& r) {
+  const SearchTally& t = r.tally;
+  return {{"mode", search_mode_name(r.search.mode)}, {"top", r.search.top},
+          {"within", r.search.within}, {"max_candidates", r.search.max_candidates},
+          {"space", r.space.candidates}, {"feasible", r.space.feasible}, {"selected", r.selected},
+          {"timed", t.timed}, {"reused", t.reused}, {"pruned", t.pruned},
+          {"compile_errors", t.compile_errors}, {"not_run", t.not_run}, {"wall_s", r.wall_s}};
 }
 
 void print_result(const Problem& p, const TuneResult& r) {
@@ -95,6 +135,11 @@ void print_result(const Problem& p, const TuneResult& r) {
     if (t.status != TrialStatus::Ok) fmt::print("  {} {}: {}\n", t.strategy, params_text(t.params), t.message.substr(0, 300));
   if (r.reused > 0)
     fmt::print("* {} trial(s) taken from an earlier run of this tune, not timed again (--fresh re-times them)\n", r.reused);
+  const TuneRecord& rec = r.record;
+  fmt::print("{}: {}: {} timed, {} reused, {} pruned, {} not compiled, {} not run; {:.1f} s\n",
+             search_text(rec.search), selected_text(rec.selected, rec.space), rec.tally.timed,
+             rec.tally.reused, rec.tally.pruned, rec.tally.compile_errors, rec.tally.not_run,
+             rec.wall_s);
   if (r.worker_starts > 1) fmt::print("the GPU worker was restarted {} time(s)\n", r.worker_starts - 1);
   if (r.out_of_budget) fmt::print("time budget spent: {} candidate(s) not run\n", r.not_run);
   if (r.interrupted) fmt::print("interrupted: {} candidate(s) not run; run the same command again to resume\n", r.not_run);
@@ -109,10 +154,7 @@ int run_tune(const TuneArgs& a) {
 
   TuneOptions o;
   o.device = a.device;
-  o.search.mode = a.search == "exhaustive" ? SearchMode::Exhaustive : SearchMode::Model;
-  o.search.top = a.top;
-  o.search.within = a.within_percent / 100;
-  o.search.max_candidates = a.max_candidates;
+  o.search = search_options(a);
   o.budget_s = a.budget;
   o.timeout_s = a.timeout;
   o.allow_spills = a.allow_spills;
@@ -142,7 +184,8 @@ int run_tune(const TuneArgs& a) {
                                  {"sm_count", r.device.sm_count}}},
                      {"db", db_path}, {"trials", trials}, {"winner", nullptr},
                      {"reused", r.reused}, {"not_run", r.not_run}, {"interrupted", r.interrupted},
-                     {"out_of_budget", r.out_of_budget}, {"worker_restarts", r.worker_starts - 1}};
+                     {"out_of_budget", r.out_of_budget}, {"worker_restarts", r.worker_starts - 1},
+                     {"search", search_json(r.record)}};
     if (r.winner) j["winner"] = trial_json(r.winner->trial);
     std::cout << j.dump(2) << '\n';
     return done;

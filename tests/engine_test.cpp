@@ -2,7 +2,7 @@
 // and (mostly) NVRTC. Covered: trials and winner, resume after an interrupt (a second run
 // re-times nothing), --fresh, the time budget, post-compile pruning, wrong results, a real NVRTC
 // compile error, failures of a supervised worker as trials, and the naive reference failing;
-// the tally of outcomes per candidate.
+// the tally of outcomes per candidate, and the `tunes` row tune() makes of a run.
 #include "tuner/engine.hpp"
 
 #include <unistd.h>
@@ -20,6 +20,7 @@
 #include "tuner/error.hpp"
 #include "tuner/messages.hpp"
 #include "tuner/protocol.hpp"
+#include "tuner/tune.hpp"
 #include "tuner/worker_measurer.hpp"
 
 namespace tbtune {
@@ -313,6 +314,60 @@ TEST_F(EngineTest, GpuSideFailureKeepsTheWinnerSoFar) {
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->trial.params, candidates_[2].params);
   EXPECT_EQ(cache_->trials(key_).size(), 3u);
+}
+
+TEST_F(EngineTest, TuneRecordTakesSearchTallyWinnerAndWallTime) {
+  std::atomic<bool> stop{false};
+  FakeMeasurer m;
+  m.on_call = [&](int index) {
+    if (index == 3) stop = true;
+  };
+  EngineOptions eo = options();
+  eo.stop = &stop;
+  const EngineResult er = run(m, eo);
+  TuneOptions o;
+  o.search.top = 5;
+  o.search.within = 0;
+  o.only_strategy = "cmq2d";
+  o.budget_s = 90;
+  o.allow_spills = true;
+  const TuneRecord r = tune_record(problem_, o, key_, {400, 300}, 5, er, 12.5);
+  EXPECT_EQ(r.key.stencil_hash, key_.stencil_hash);
+  EXPECT_EQ(r.key.device_fingerprint, key_.device_fingerprint);
+  EXPECT_EQ(r.steps, problem_.steps);
+  EXPECT_EQ(r.stencil_name, "j2d5pt");
+  EXPECT_EQ(r.only_strategy, "cmq2d");
+  EXPECT_EQ(r.search.mode, SearchMode::Model);
+  EXPECT_EQ(r.search.top, 5);
+  EXPECT_EQ(r.budget_s, 90);
+  EXPECT_FALSE(r.fresh);
+  EXPECT_TRUE(r.allow_spills);
+  EXPECT_EQ(r.space.candidates, 400);
+  EXPECT_EQ(r.space.feasible, 300);
+  EXPECT_EQ(r.selected, 5);
+  expect_tally(r.tally, {3, 0, 0, 0, 2});
+  EXPECT_EQ(r.tally.total(), r.selected);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_FALSE(r.complete());
+  ASSERT_TRUE(er.winner.has_value());
+  EXPECT_EQ(r.winner_strategy, er.winner->trial.strategy);
+  EXPECT_EQ(r.winner_params, candidates_[3].params);  // the fastest of those run
+  EXPECT_EQ(r.winner_gcells, er.winner->trial.gcells_median);
+  EXPECT_GT(r.winner_gcells, 0);
+  EXPECT_EQ(r.wall_s, 12.5);
+  EXPECT_FALSE(r.tool_version.empty());
+
+  // Stored as it is; the resumed run appends a second row.
+  cache_->add_tune(r);
+  FakeMeasurer again;
+  const EngineResult er2 = run(again, options());
+  cache_->add_tune(tune_record(problem_, o, key_, {400, 300}, 5, er2, 3));
+  const auto rows = cache_->tunes();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_FALSE(rows[0].complete());
+  EXPECT_TRUE(rows[1].complete());
+  expect_tally(rows[1].tally, {2, 3, 0, 0, 0});
+  EXPECT_EQ(rows[1].winner_params, candidates_[5].params);
 }
 
 // The supervised worker, with a planted handler in a forked child: a crash, a hang and an

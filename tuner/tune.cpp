@@ -1,5 +1,6 @@
 #include "tuner/tune.hpp"
 
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -52,8 +53,35 @@ DeviceRecord device_record(const DeviceInfo& d) {
   return r;
 }
 
+TuneRecord tune_record(const Problem& problem, const TuneOptions& options, const WinnerKey& key,
+                       SpaceSize space, int selected, const EngineResult& engine, double wall_s) {
+  TuneRecord r;
+  r.key = key;
+  r.steps = problem.steps;
+  r.stencil_name = problem.stencil.name;
+  r.only_strategy = options.only_strategy;
+  r.search = options.search;
+  r.budget_s = options.budget_s;
+  r.fresh = options.fresh;
+  r.allow_spills = options.allow_spills;
+  r.space = space;
+  r.selected = selected;
+  r.tally = engine.tally;
+  if (engine.winner) {
+    r.winner_strategy = engine.winner->trial.strategy;
+    r.winner_params = engine.winner->trial.params;
+    r.winner_gcells = engine.winner->trial.gcells_median;
+  }
+  r.interrupted = engine.interrupted;
+  r.out_of_budget = engine.out_of_budget;
+  r.wall_s = wall_s;
+  r.tool_version = TBTUNE_VERSION;
+  return r;
+}
+
 TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache,
                 const ProgressFn& progress) {
+  const auto started = std::chrono::steady_clock::now();
   if (options.spec_text.empty())
     throw Error("tune needs the spec text (TuneOptions::spec_text): the GPU worker reads the problem from it");
   const std::string exe = options.worker_exe.empty() ? own_executable() : options.worker_exe;
@@ -79,7 +107,8 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   const auto ranked = rank_candidates(problem, result.profile, options.only_strategy);
   auto chosen = rank_candidates(problem, result.profile, "naive");
   if (chosen.empty()) throw Error("the naive strategy does not support this problem");
-  for (auto& c : select_candidates(ranked, options.search)) chosen.push_back(std::move(c));
+  const std::vector<RankedCandidate> selected = select_candidates(ranked, options.search);
+  chosen.insert(chosen.end(), selected.begin(), selected.end());
 
   measurer.set_problem(problem, options.spec_text, options.seed, options.timing);
   EngineOptions eo;
@@ -91,6 +120,11 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   eo.fresh = options.fresh;
   eo.stop = options.stop;
   EngineResult er = run_engine(problem, result.key, chosen, measurer, cache, eo, progress);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.record = tune_record(problem, options, result.key, space_size(ranked),
+                              int(selected.size()), er, wall_s);
+  // After the engine's own writes: a run stopped by a signal still gets here and is recorded.
+  cache.add_tune(result.record);
   result.trials = std::move(er.trials);
   result.winner = std::move(er.winner);
   result.reused = er.reused;

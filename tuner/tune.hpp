@@ -51,6 +51,7 @@ struct TuneResult {
   bool interrupted = false;
   bool out_of_budget = false;
   int worker_starts = 0;           ///< GPU worker processes started (1 + restarts)
+  TuneRecord record;               ///< the run as recorded in the cache's `tunes` table
 };
 
 /// The model profile for a present GPU: the built-in profile of its architecture with the
@@ -60,9 +61,19 @@ struct TuneResult {
 /// The device record the cache keys results with.
 [[nodiscard]] DeviceRecord device_record(const DeviceInfo& device);
 
-/// Tunes `problem` on the GPU, storing trials and the winner in `cache`. This process never
-/// initialises CUDA: a worker process does the GPU work. Throws NoGpuError without a GPU;
-/// failures of single candidates become trials.
+/// What a tune run records: its search (`options`, over a ranked space of size `space` from
+/// which `selected` candidates were chosen), what the engine made of them, its winner and
+/// `wall_s`, the seconds of the whole run. created_at is left to the cache.
+[[nodiscard]] TuneRecord tune_record(const Problem& problem, const TuneOptions& options,
+                                     const WinnerKey& key, SpaceSize space, int selected,
+                                     const EngineResult& engine, double wall_s);
+
+/// Tunes `problem` on the GPU, storing trials and the winner in `cache`, and at the end one
+/// `tunes` row (tune_record()), also when stopped by `options.stop` or the budget. This
+/// process never initialises CUDA: a worker process does the GPU work. Throws NoGpuError
+/// without a GPU; failures of single candidates become trials. A run that throws after
+/// choosing its candidates (the naive reference failing, the GPU side failing as a whole)
+/// records no `tunes` row: its trials are stored, and the next run counts them as reused.
 [[nodiscard]] TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache,
                               const ProgressFn& progress = {});
 
