@@ -1,5 +1,6 @@
-// `tbtune report`'s figures: model accuracy per strategy and the winners' roofline. Reads the
-// cache only; stored_winner_terms() lives in report_terms.cpp because it needs the spec parser.
+// `tbtune report`'s figures: model accuracy per strategy, the winners' roofline, and the model
+// search against the exhaustive one. Reads the cache only; stored_winner_terms() lives in
+// report_terms.cpp because it needs the spec parser.
 #include "model/report.hpp"
 
 #include <algorithm>
@@ -43,6 +44,32 @@ std::string label(const Winner& w) {
   return fmt::format("{} {} {}", w.stencil_name, w.trial.strategy, params_text(w.trial.params));
 }
 
+/// Runs of one search are compared only with runs of the same problem: same key, exact step
+/// count (trials are reused only at the same count) and strategy filter (which changes the space).
+std::string problem_id(const TuneRecord& r) {
+  const WinnerKey& k = r.key;
+  return fmt::format("{}|{}|{}|{}x{}x{}|{}|{}|{}", k.stencil_hash, k.device_fingerprint,
+                     dtype_name(k.dtype), k.domain[0], k.domain[1], k.domain[2], k.steps_class,
+                     r.steps, r.only_strategy);
+}
+
+/// Folds one mode's runs of one problem, oldest first (see SearchSummary).
+std::optional<SearchSummary> fold(const std::vector<const TuneRecord*>& runs) {
+  if (runs.empty()) return std::nullopt;
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (runs[i]->fresh) first = i;
+  SearchSummary s;
+  for (std::size_t i = first; i < runs.size(); ++i) {
+    ++s.runs;
+    s.wall_s += runs[i]->wall_s;
+    s.last = *runs[i];
+    if (runs[i]->complete()) break;
+  }
+  s.timed = s.last.tally.timed + s.last.tally.reused;
+  return s;
+}
+
 }  // namespace
 
 std::optional<double> ReportRow::error() const {
@@ -67,6 +94,55 @@ ModelReport model_report(const Cache& cache) {
   for (auto& [strategy, e] : errors)
     r.strategies.push_back({strategy, int(e.size()), median(e)});
   return r;
+}
+
+double SearchSummary::timed_fraction() const {
+  return last.space.feasible > 0 ? double(timed) / last.space.feasible : 0;
+}
+
+const TuneRecord& SearchEvidence::problem() const { return model ? model->last : exhaustive->last; }
+
+std::optional<double> SearchEvidence::ratio() const {
+  if (!model || !exhaustive || !(model->last.winner_gcells > 0) ||
+      !(exhaustive->last.winner_gcells > 0))
+    return std::nullopt;
+  return model->last.winner_gcells / exhaustive->last.winner_gcells;
+}
+
+std::optional<bool> SearchEvidence::meets_within() const {
+  const auto r = ratio();
+  if (!r || !model->last.complete() || !exhaustive->last.complete()) return std::nullopt;
+  return *r >= 1 - SearchCriteria::within;
+}
+
+std::optional<bool> SearchEvidence::meets_timed() const {
+  if (!model || !model->last.complete()) return std::nullopt;
+  return model->timed_fraction() <= SearchCriteria::timed_fraction;
+}
+
+std::optional<bool> SearchEvidence::meets_wall() const {
+  if (!model || !model->last.complete()) return std::nullopt;
+  return model->wall_s <= SearchCriteria::wall_s;
+}
+
+std::vector<SearchEvidence> search_evidence(const std::vector<TuneRecord>& tunes) {
+  struct Runs {
+    std::vector<const TuneRecord*> model, exhaustive;
+  };
+  std::vector<std::string> order;  // problems by first run
+  std::map<std::string, Runs> by_problem;
+  for (const TuneRecord& r : tunes) {
+    const std::string id = problem_id(r);
+    auto [it, added] = by_problem.try_emplace(id);
+    if (added) order.push_back(id);
+    (r.search.mode == SearchMode::Model ? it->second.model : it->second.exhaustive).push_back(&r);
+  }
+  std::vector<SearchEvidence> out;
+  for (const std::string& id : order) {
+    const Runs& runs = by_problem.at(id);
+    out.push_back({fold(runs.model), fold(runs.exhaustive)});
+  }
+  return out;
 }
 
 DeviceProfile report_profile(const Cache& cache, const std::string& fingerprint) {

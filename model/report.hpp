@@ -2,7 +2,7 @@
 /// @file report.hpp
 /// How well the model predicted what was measured (`tbtune report`): every verified trial
 /// behind every stored winner, predicted PP next to measured GCells/s, the median error per
-/// strategy, and a roofline chart of the winners.
+/// strategy, a roofline chart of the winners, and the model search against the exhaustive one.
 #include <functional>
 #include <optional>
 #include <string>
@@ -45,6 +45,47 @@ struct ModelReport {
 
 /// Reads every winner and its trials from `cache`.
 [[nodiscard]] ModelReport model_report(const Cache& cache);
+
+/// What the model search must achieve against an exhaustive search of the same problem: a
+/// winner within 3% of the exhaustive best, timing at most 10% of the feasible candidates, in
+/// at most 60 s for the whole tune.
+struct SearchCriteria {
+  static constexpr double within = 0.03;
+  static constexpr double timed_fraction = 0.10;
+  static constexpr double wall_s = 60;
+};
+
+/// The recorded runs of one search mode on one problem, folded into one search: from the last
+/// `--fresh` run of that mode (or the first run) up to the first run that completed. Runs
+/// after that re-ran a finished search, reusing its trials, and add nothing to the evidence.
+struct SearchSummary {
+  TuneRecord last;    ///< the last run folded in: space, selection, winner, completeness
+  int runs = 0;       ///< runs folded in (a search resumed after a stop or budget has several)
+  /// Candidates with a trial: the last run's timed + reused. A resumed run reuses every trial
+  /// the earlier ones stored, so this counts those too, and an exhaustive search run after a
+  /// model search counts the model search's trials.
+  int timed = 0;
+  double wall_s = 0;  ///< summed over the runs
+  /// timed / feasible candidates; 0 when nothing is feasible.
+  [[nodiscard]] double timed_fraction() const;
+};
+
+/// One problem (key, exact step count, strategy filter) with the model and exhaustive searches
+/// recorded for it, and how the first fares against the second (SearchCriteria). A criterion
+/// is nullopt while a search it needs is missing or incomplete.
+struct SearchEvidence {
+  std::optional<SearchSummary> model, exhaustive;
+  [[nodiscard]] const TuneRecord& problem() const;  ///< the model search's last run, else the exhaustive one's
+  /// model winner GCells/s / exhaustive best; nullopt unless both have a winner.
+  [[nodiscard]] std::optional<double> ratio() const;
+  [[nodiscard]] std::optional<bool> meets_within() const;  ///< ratio >= 1 - 3%
+  [[nodiscard]] std::optional<bool> meets_timed() const;   ///< model timed <= 10% of feasible
+  [[nodiscard]] std::optional<bool> meets_wall() const;    ///< model wall time <= 60 s
+};
+
+/// Groups `tunes` (oldest first, as Cache::tunes() gives them) by problem and folds each
+/// mode's runs (SearchSummary); problems in the order of their first run.
+[[nodiscard]] std::vector<SearchEvidence> search_evidence(const std::vector<TuneRecord>& tunes);
 
 /// The profile to judge results of device `fingerprint` by: the one `tbtune probe` stored for
 /// it, else the built-in profile of its architecture (chosen as profile_for() does) with the
