@@ -23,6 +23,9 @@ __device__ __forceinline__ float tb_max(float a, float b) { return fmaxf(a, b); 
 __device__ __forceinline__ double tb_max(double a, double b) { return fmax(a, b); }
 __device__ __forceinline__ float tb_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double tb_pow(double a, double b) { return pow(a, b); }
+// Fused multiply-add, for the generated affine stencils (one rounding per term, in a fixed order).
+__device__ __forceinline__ float tb_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double tb_fma(double a, double b, double c) { return fma(a, b, c); }
 
 // Linear index of (x, y, z) in an nx * ny * nz array, x contiguous.
 __device__ __forceinline__ long tb_index(int x, int y, int z, int nx, int ny) {

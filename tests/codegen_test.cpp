@@ -34,8 +34,10 @@ TEST(Codegen, AffineStencilFoldsCoefficientsInColumnOrder) {
   const auto apply = src.substr(src.find("static real apply("));
   const auto body = apply.substr(0, apply.find("apply_rows"));
   EXPECT_EQ(body.find(" / "), std::string::npos) << body;
-  const auto left = body.find("real(1) * u(-1, 0, 0)"), below = body.find("real(0.5) * u(0, -1, 0)"),
-             above = body.find("real(0.125) * u(0, 1, 0)"), right = body.find("real(0.25) * u(1, 0, 0)");
+  // The first term a product, the others explicit FMAs (no contraction choice left to NVRTC).
+  const auto left = body.find("real(1) * u(-1, 0, 0)"), below = body.find("tb_fma(real(0.5), u(0, -1, 0), acc)"),
+             above = body.find("tb_fma(real(0.125), u(0, 1, 0), acc)"),
+             right = body.find("tb_fma(real(0.25), u(1, 0, 0), acc)");
   ASSERT_NE(left, std::string::npos) << body;
   ASSERT_NE(below, std::string::npos) << body;
   ASSERT_NE(above, std::string::npos) << body;
@@ -48,6 +50,24 @@ TEST(Codegen, AffineStencilFoldsCoefficientsInColumnOrder) {
       "name: q\ndims: 2\ndtype: double\nexpr: \"u[0,0] * u[1,0]\"\ndomain: [16, 16]\nsteps: 1\n");
   const std::string qsrc = find_strategy("naive")->source(q, {});
   EXPECT_NE(qsrc.find("TbRowShift<U>{u, j}"), std::string::npos);
+}
+
+TEST(Codegen, PlaneSumsForAffine3dOnly) {
+  // Sum mode (templates/tile3d.cuh): a plane's cell at dx goes to the partial sum of plane
+  // -dz, index R - dz; every term is an FMA so sums started at zero round like `apply`.
+  const Problem p = problem_from(
+      "name: t\ndims: 3\ndtype: double\nexpr: \"0.5*u[0,0,-1] + 0.25*u[1,0,0] + 0.125*u[0,0,1] + 1\"\n"
+      "domain: [16, 16, 16]\nsteps: 1\n");
+  const Strategy* sm = find_strategy("smtile3d");
+  const std::string src = sm->source(p, sm->complete(p, {{"sum", 1}}));
+  const auto sums = src.substr(src.find("static void plane_sums("));
+  EXPECT_NE(sums.find("acc[2][row - (0)] = tb_fma(real(0.5), x, acc[2][row - (0)])"), std::string::npos) << sums;
+  EXPECT_NE(sums.find("acc[0][row - (0)] = tb_fma(real(0.125), x, acc[0][row - (0)])"), std::string::npos) << sums;
+  EXPECT_NE(sums.find("acc[1][row - (0)] = tb_fma(real(0.25), x, acc[1][row - (0)])"), std::string::npos) << sums;
+  EXPECT_NE(sums.find("return sum + real(1);"), std::string::npos) << sums;
+  const Problem q = problem_from(
+      "name: q\ndims: 3\ndtype: double\nexpr: \"u[0,0,0] * u[1,0,0]\"\ndomain: [16, 16, 16]\nsteps: 1\n");
+  EXPECT_EQ(sm->source(q, sm->complete(q, {})).find("plane_sums"), std::string::npos);
 }
 
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {

@@ -83,14 +83,17 @@ std::vector<LinearForm::Term> column_order(const LinearForm& f) {
   return terms;
 }
 
-// The affine form as one accumulation, which the compiler contracts into fused multiply-adds.
+// The affine form as one accumulation: a product, then explicit fused multiply-adds. Left to
+// contraction, `c0*u0 + c1*u1` may fuse either product; explicit FMAs make every kernel round
+// the same way whatever order its terms arrive in (sum mode gets them a plane at a time).
 std::string linear_body(const LinearForm& f) {
   std::string out;
   const auto terms = column_order(f);
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const auto& t = terms[i];
-    out += fmt::format("    {} {} * u({}, {}, {});\n", i == 0 ? "real acc =" : "acc +=", number(t.coef),
-                       t.at[0], t.at[1], t.at[2]);
+    const std::string access = fmt::format("u({}, {}, {})", t.at[0], t.at[1], t.at[2]);
+    out += i == 0 ? fmt::format("    real acc = {} * {};\n", number(t.coef), access)
+                  : fmt::format("    acc = tb_fma({}, {}, acc);\n", number(t.coef), access);
   }
   if (f.terms.empty()) out += "    real acc = real(0);\n";
   if (f.constant != 0) out += "    acc += " + number(f.constant) + ";\n";
@@ -123,8 +126,9 @@ std::string rows_body(const Stencil& s) {
     for (const auto* t : terms) {
       // In the first column, the term with the lowest dy is each output's first term.
       const bool assign = first_column && t->at[1] == lo;
-      out += fmt::format("      if (row - ({}) >= 0 && row - ({}) < N) acc[row - ({})] {} {} * x;\n", t->at[1],
-                         t->at[1], t->at[1], assign ? "=" : "+=", number(t->coef));
+      const std::string target = fmt::format("acc[row - ({})]", t->at[1]);
+      out += fmt::format("      if (row - ({}) >= 0 && row - ({}) < N) {} = {};\n", t->at[1], t->at[1], target,
+                         assign ? number(t->coef) + " * x" : fmt::format("tb_fma({}, x, {})", number(t->coef), target));
     }
     out += "    }\n";
     first_column = false;
@@ -155,9 +159,12 @@ std::string plane_sums_body(const Stencil& s) {
     for (const auto* t : terms) lo = std::min(lo, t->at[1]), hi = std::max(hi, t->at[1]);
     out += fmt::format("#pragma unroll\n    for (int row = {}; row < N + {}; ++row) {{\n", lo, hi);
     out += fmt::format("      const real x = u({}, row, 0);\n", dx);
-    for (const auto* t : terms)
-      out += fmt::format("      if (row - ({}) >= 0 && row - ({}) < N) acc[{}][row - ({})] += {} * x;\n", t->at[1],
-                         t->at[1], r - t->at[2], t->at[1], number(t->coef));
+    // The sums start at zero: fma(c, x, 0) rounds like the product that starts `apply`.
+    for (const auto* t : terms) {
+      const std::string target = fmt::format("acc[{}][row - ({})]", r - t->at[2], t->at[1]);
+      out += fmt::format("      if (row - ({}) >= 0 && row - ({}) < N) {} = tb_fma({}, x, {});\n", t->at[1], t->at[1],
+                         target, number(t->coef), target);
+    }
     out += "    }\n";
   }
   out += "  }\n";

@@ -61,33 +61,34 @@ class Tile3d final : public Strategy {
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
-    const bool sum = sum_mode_possible(p);
     // Fewer than 128 threads (4 warps) cannot hide shared-memory and FMA latency at one block per
-    // SM; tx stays a multiple of 32 so a warp spans x (conflict-free shared-memory rows).
-    for (int tx : {32, 64})
-      for (int ty : {8, 16, 32, 64})
-        for (int cy : {1, 2, 4, 8})
-          for (int z : {1, 2}) {
-            const int threads = tx * ty / cy;
-            if (ty % cy || threads < 128 || threads > 1024) continue;
-            for (int t = 1; t <= 16; ++t) {
-              const long smem = smem_bytes(p, t, tx, ty, z, sum);
-              if (smem > d.smem_per_block) break;
-              if (!devtile_ && (valid_side(tx, t, r) < tx / 4 || valid_side(ty, t, r) < ty / 4)) break;
-              const int fit = blocks_per_sm(d, smem, threads);
-              // Device tiling: exactly the blocks per SM that make every tile resident.
-              const int lo = devtile_ ? devtile_bps(p, d, tx, ty) : 1, hi = devtile_ ? lo : 2;
-              for (int bps = lo; bps <= std::min(hi, fit); ++bps)
-                out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}, {"sum", sum}});
+    // SM; tx stays a multiple of 32 so a warp spans x (conflict-free shared-memory rows). Sum
+    // mode's candidates past the register file are in the space but do not fit (model_terms).
+    for (int sum = 0; sum <= (sum_mode_possible(p) ? 1 : 0); ++sum)
+      for (int tx : {32, 64})
+        for (int ty : {8, 16, 32, 64})
+          for (int cy : {2, 4, 8})
+            for (int z : {1, 2}) {
+              const int threads = tx * ty / cy;
+              if (ty % cy || threads < 128 || threads > 1024) continue;
+              for (int t = 1; t <= 16; ++t) {
+                const long smem = smem_bytes(p, t, tx, ty, z, sum);
+                if (smem > d.smem_per_block) break;
+                if (!devtile_ && (valid_side(tx, t, r) < tx / 4 || valid_side(ty, t, r) < ty / 4)) break;
+                const int fit = blocks_per_sm(d, smem, threads);
+                // Device tiling: exactly the blocks per SM that make every tile resident.
+                const int lo = devtile_ ? devtile_bps(p, d, tx, ty) : 1, hi = devtile_ ? lo : 2;
+                for (int bps = lo; bps <= std::min(hi, fit); ++bps)
+                  out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}, {"sum", sum}});
+              }
             }
-          }
     return out;
   }
 
   Params complete(const Problem& p, const Params& given) const override {
     // Device tiling of the specs' 384 x 352 planes in 32 x 16 tiles: 264 blocks, 2 per SM.
     Params k{{"t", devtile_ ? 4 : 2}, {"tx", 32}, {"ty", devtile_ ? 16 : 32}, {"cy", 4}, {"z", 1},
-             {"bps", devtile_ ? 2 : 1}, {"sum", sum_mode_possible(p) ? 1 : 0}};
+             {"bps", devtile_ ? 2 : 1}, {"sum", 0}};
     for (const auto& [n, v] : given) {
       if (!k.count(n))
         throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z, bps, sum)", name(), n));
