@@ -67,7 +67,7 @@ TEST(Codegen, PlaneSumsForAffine3dOnly) {
   EXPECT_NE(sums.find("return sum + real(1);"), std::string::npos) << sums;
   const Problem q = problem_from(
       "name: q\ndims: 3\ndtype: double\nexpr: \"u[0,0,0] * u[1,0,0]\"\ndomain: [16, 16, 16]\nsteps: 1\n");
-  EXPECT_EQ(sm->source(q, sm->complete(q, {})).find("plane_sums"), std::string::npos);
+  EXPECT_EQ(sm->source(q, sm->complete(q, {})).find("static void plane_sums("), std::string::npos);
 }
 
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
