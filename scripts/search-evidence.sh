@@ -69,13 +69,15 @@ left() { echo $((time_limit - (SECONDS - started))); }
 # "yes" or "no" for the model and the exhaustive search of SPEC on this device: recorded as
 # complete in the cache's tunes, as `tbtune report --json` folds them.
 search_state() {
-  local spec=$1 device_fp=$2 problem report
+  local spec=$1 device_fp=$2 problem
   problem=$("$tbtune" check "$spec" --json ${steps:+--steps "$steps"})
-  report='{"search": []}'
-  [ -f "$db" ] && report=$("$tbtune" report --db "$db" --json)
-  python3 - "$problem" "$device_fp" "$report" <<'PY'
+  # The report goes through a pipe: it outgrows what one command-line argument may hold.
+  { if [ -f "$db" ]; then "$tbtune" report --db "$db" --json; else echo '{"search": []}'; fi; } |
+    python3 -c "$state_py" "$problem" "$device_fp"
+}
+state_py='
 import json, sys
-problem, device, report = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+problem, device, report = json.loads(sys.argv[1]), sys.argv[2], json.load(sys.stdin)
 domain = problem["domain"] + [1] * (3 - len(problem["domain"]))
 state = {"model": "no", "exhaustive": "no"}
 for e in report["search"]:
@@ -85,8 +87,7 @@ for e in report["search"]:
             if e[mode] and e[mode]["complete"]:
                 state[mode] = "yes"
 print(state["model"], state["exhaustive"])
-PY
-}
+'
 
 # Runs one tune of SPEC with the search MODE, logging its output; returns tune's exit code.
 run_tune() {
@@ -149,7 +150,8 @@ done
 "$tbtune" report --db "$db" --json >"$out/report.json"
 cat "$out/report.txt"
 if [ -n "$db_copy" ]; then
-  # No tbtune runs now, so the file is whole; a -wal file is left only by a killed tune.
+  # No tune runs now, so the file is consistent; a -wal file beside it is empty (left by the
+  # read-only report) or, after a killed tune, holds commits: it goes along either way.
   mkdir -p "$(dirname "$db_copy")"
   cp "$db" "$db_copy"
   rm -f "$db_copy-wal"
