@@ -40,6 +40,13 @@
 // start of the next iteration), so global latency overlaps the computation. Each thread loads
 // the fixed set of plane cells tid + l*NT, whose global offsets it computes once.
 //
+// z segments (smtile3d): blockIdx.z picks a segment [z0, z1) of the output planes, so that a
+// grid of few x-y tiles still fills every SM in whole waves (the host chooses the count, as
+// cmq2d splits rows). A segment's block streams from plane zoff = z0 - DEPTH * R (0 for the
+// first), the lowest input plane its outputs depend on, and writes only [z0, z1): the planes
+// its levels compute below z0 - (DEPTH - s) * R miss inputs and are never used. Device tiling
+// runs one segment, the whole z range.
+//
 // Most iterations are "steady": the tile and its frame lie inside the domain, every plane they
 // compute is interior and every plane they load exists. Those run a copy of the body without
 // per-cell checks; only the first and last iterations and the edge tiles check.
@@ -79,6 +86,7 @@ struct Tile3dThread {
   real* out;
   real* scratch;
   int nx, nz;
+  int zoff, z0, z1;      // the plane that local plane 0 is; this block's output planes [z0, z1)
   long plane_cells;
   long cell_off;         // in-plane global offset of the first cell
   long sblock;           // devtile: the thread's first cell in its block's scratch
@@ -130,7 +138,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
   }
 #pragma unroll
   for (int j = 0; j < Z; ++j) {
-    const int gz = (k + 1) * Z + j;
+    const int gz = t.zoff + (k + 1) * Z + j;
     const real* plane = t.in + (long)gz * t.plane_cells;
 #pragma unroll
     for (int l = 0; l < TB_LOADS; ++l) {
@@ -144,7 +152,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
 #pragma unroll
   for (int s = DEPTH; s >= 1; --s) {
     const int rel0 = (PH - s) * Z - s * R;  // ring plane of the first plane computed now
-    const int g = base + rel0;              // and its z
+    const int g = t.zoff + base + rel0;     // and its z
 #pragma unroll
     for (int j = 0; j < Z; ++j) {
       const int gz = g + j;
@@ -193,7 +201,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
             if ((t.border >> c) & 1u) __stcg(sp + c * TB_PX, v[c]);
         }
 #endif
-      } else if (!CHECK || z_interior) {
+      } else if (!CHECK || (gz >= t.z0 && gz < t.z1)) {
         real* op = t.out + (long)gz * t.plane_cells + t.cell_off;
 #pragma unroll
         for (int c = 0; c < TB_CY; ++c)
@@ -229,9 +237,10 @@ __device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real
   if constexpr (PH < TB_PHASES) {
     constexpr int R = TB_RADIUS, Z = TB_Z;
     const int k = k0 + PH;
-    // Steady: level DEPTH's first plane is interior (>= R), level 1's last plane (k*Z - R - 1)
-    // is interior (< nz - R), and the planes loaded for iteration k + 1 exist.
-    const bool steady = t.tile_interior && (k - DEPTH) * Z - DEPTH * R >= R && (k + 2) * Z <= t.nz;
+    // Steady: level DEPTH's planes are in [z0, z1) (hence interior), level 1's last plane
+    // (zoff + k*Z - R - 1) is interior (< nz - R), and the planes loaded for iteration k + 1 exist.
+    const int first = t.zoff + (k - DEPTH) * Z - DEPTH * R;  // level DEPTH's first plane now
+    const bool steady = t.tile_interior && first >= t.z0 && first + Z <= t.z1 && t.zoff + (k + 2) * Z <= t.nz;
     if (steady)
       tile3d_iteration<DEPTH, PH, false>(t, k0, cur, sums);
     else
@@ -271,6 +280,12 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   t.scratch = scratch;
   t.nx = nx;
   t.nz = nz;
+  {
+    const int seg = (nz - 2 * R + gridDim.z - 1) / gridDim.z;
+    t.z0 = R + blockIdx.z * seg;
+    t.z1 = min(t.z0 + seg, nz - R);
+    t.zoff = max(0, t.z0 - DEPTH * R);
+  }
   t.plane_cells = (long)nx * ny;
   t.cell_off = (long)gy0 * nx + gx;
   t.tile_interior = x0 >= R && x0 + TB_TX + R <= nx && y0 >= R && y0 + TB_TY + R <= ny;
@@ -323,9 +338,9 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   }
 #endif
 
-  // Enough iterations for level DEPTH to finish plane nz - R - 1, rounded up to whole rounds;
-  // the extra iterations load nothing and write nothing (checked).
-  const int needed = (nz + (DEPTH - 1) * R + Z - 1) / Z + DEPTH;
+  // Enough iterations for level DEPTH to finish plane z1 - 1, rounded up to whole rounds; the
+  // extra iterations write nothing (checked).
+  const int needed = (t.z1 - t.zoff + DEPTH * R + Z - 1) / Z + DEPTH;
   const int iterations = (needed + TB_PHASES - 1) / TB_PHASES * TB_PHASES;
 
   // Input planes of iteration 0; those of iteration k + 1 are loaded during iteration k.
@@ -334,7 +349,8 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   for (int j = 0; j < Z; ++j)
 #pragma unroll
     for (int l = 0; l < TB_LOADS; ++l)
-      cur[j][l] = (t.goff[l] >= 0 && j < nz) ? __ldg(in + (long)j * t.plane_cells + t.goff[l]) : real(0);
+      cur[j][l] = (t.goff[l] >= 0 && t.zoff + j < nz)
+                      ? __ldg(in + (long)(t.zoff + j) * t.plane_cells + t.goff[l]) : real(0);
 
   Tile3dSums<DEPTH> sums;
 #if TB_SUM

@@ -11,6 +11,7 @@ set(TBTUNE_TUNER_SOURCES
   tuner/strategies/stream.cpp
   tuner/strategies/cmq2d.cpp
   tuner/strategies/tile3d.cpp
+  tuner/strategies/split.cpp
   tuner/nvrtc.cpp
   tuner/gpu.cpp
   tuner/verify.cpp

@@ -6,6 +6,7 @@
 struct HostAcc { const real* c; long sy, sz; real operator()(int dx, int dy, int dz) const { return c[dx + dy * sy + dz * sz]; } };
 int main(int argc, char** argv) {
   int nx = atoi(argv[1]), ny = atoi(argv[2]), nz = atoi(argv[3]), steps = atoi(argv[4]);
+  const unsigned segs = argc > 5 ? unsigned(atoi(argv[5])) : 1u;  // smtile3d's z segments
   const int R = TB_RADIUS, D = TB_DEPTH, TX = TB_TX, TY = TB_TY, NTY = TB_TY / TB_CY;
   long n = (long)nx * ny * nz;
   std::vector<real> a(n), b(n), ref(n), ref2(n);
@@ -35,9 +36,9 @@ int main(int argc, char** argv) {
     const long smem = (long)depth * TB_RING * (TX + 2 * R) * (TY + 2 * R) * sizeof(real);
     const long scratch_n = (long)gx * gy * 2 * std::max(depth - 1, 0) * TB_Z * (TX + 2 * R) * (TY + 2 * R);
     std::vector<real> scratch(scratch_n + 1, real(NAN));
-    gridDim = {gx, gy, 1}; blockDim = {(unsigned)TX, (unsigned)NTY, 1};
+    gridDim = {gx, gy, TB_DEVTILE ? 1u : segs}; blockDim = {(unsigned)TX, (unsigned)NTY, 1};
     const int nt = TX * NTY;
-    auto run_blocks = [&](std::vector<std::pair<unsigned, unsigned>> blocks) {
+    auto run_blocks = [&](std::vector<U3> blocks) {
       std::vector<std::vector<unsigned char>> sm(blocks.size());
       std::vector<std::unique_ptr<std::barrier<>>> bars;
       for (auto& m : sm) {
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
       for (size_t bi = 0; bi < blocks.size(); ++bi)
         for (int t = 0; t < nt; ++t)
           th.emplace_back([&, bi, t] {
-            blockIdx = {blocks[bi].first, blocks[bi].second, 0};
+            blockIdx = blocks[bi];
             threadIdx = {(unsigned)(t % TX), (unsigned)(t / TX), 0};
             blk_bar = bars[bi].get();
             tb_block_smem = sm[bi].data();
@@ -62,11 +63,12 @@ int main(int argc, char** argv) {
       for (auto& t : th) t.join();
     };
 #if TB_DEVTILE
-    std::vector<std::pair<unsigned, unsigned>> all;
-    for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) all.push_back({x, y});
+    std::vector<U3> all;
+    for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) all.push_back({x, y, 0});
     run_blocks(all);
 #else
-    for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) run_blocks({{x, y}});
+    for (unsigned z = 0; z < segs; ++z)
+      for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) run_blocks({{x, y, z}});
 #endif
     a.swap(b);
     b = a;

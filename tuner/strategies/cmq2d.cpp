@@ -24,31 +24,6 @@ long smem_bytes(const Problem& p, int depth, int tile_x, int ilp) {
 
 int valid_x(int tile_x, int depth, int radius) { return tile_x - 2 * depth * radius; }
 
-// How a block's rows split into y segments. Every segment also streams depth*r rows before and
-// after its own, and takes depth iterations to fill the pipeline; segments run in waves of
-// `resident` blocks. The split minimises waves x (rows per segment + that overhead), and
-// `efficiency` is the share of the GPU's block-slot time that advances useful rows.
-struct RowSplit {
-  long blocks_y = 1;
-  double efficiency = 1;
-};
-
-RowSplit split_rows(long rows, long blocks_x, long resident, int depth, int radius, int ilp) {
-  RowSplit best;
-  double best_cost = 0;
-  const long overhead = 2L * depth * radius + long(depth) * ilp;
-  for (long gy = 1; gy <= std::max(1L, rows / 16); ++gy) {
-    const long waves = (blocks_x * gy + resident - 1) / resident;
-    const double cost = double(waves) * double((rows + gy - 1) / gy + overhead);
-    if (gy == 1 || cost < best_cost) {
-      best_cost = cost;
-      best.blocks_y = gy;
-    }
-  }
-  best.efficiency = double(blocks_x) * double(rows) / (double(resident) * best_cost);
-  return best;
-}
-
 // Shared-memory loads per cell: each thread computes `ilp` rows of one column, and the compiler
 // reads every distinct (dx, row) of the level below once for the whole group. With redundant
 // register streaming the thread's own column (dx = 0) comes from registers.
@@ -112,7 +87,7 @@ class Cmq2d final : public Strategy {
     // Eq. 5.8's valid share, times the share of block-slot time the row split keeps useful.
     const long gx = ceil_div(p.domain[0] - 2 * r, valid_x(tile_x, t, r));
     const double vx = overlapped_valid_2d(tile_x, t, r);
-    const double busy = split_rows(p.domain[1] - 2 * r, gx, long(d.sm_count) * k.at("bps"), t, r, ilp).efficiency;
+    const double busy = split_stream(p.domain[1] - 2 * r, gx, long(d.sm_count) * k.at("bps"), t, r, ilp).efficiency;
     // Per computed cell: every tile cell is read once, only the valid ones are written.
     m.a_gm = 1 + vx;
     m.a_sm = smem_loads_per_cell(p.stencil, ilp, k.at("rrs") != 0) + 1;  // loads of the level below + one store
@@ -142,8 +117,8 @@ class Cmq2d final : public Strategy {
     l.dynamic_smem = std::size_t(smem_bytes(p, depth, tile_x, k.at("ilp")));
     const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(tile_x, depth, r));
     const long resident = long(ctx.sm_count) * std::min(k.at("bps"), ctx.resident_blocks_per_sm);
-    const RowSplit split = split_rows(p.domain[1] - 2 * r, gx, resident, depth, r, k.at("ilp"));
-    l.grid = {gx, unsigned(split.blocks_y), 1};
+    const StreamSplit split = split_stream(p.domain[1] - 2 * r, gx, resident, depth, r, k.at("ilp"));
+    l.grid = {gx, unsigned(split.segments), 1};
     return l;
   }
 };

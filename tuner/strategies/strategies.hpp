@@ -24,4 +24,15 @@ std::unique_ptr<Strategy> make_devtile3d_strategy();
   return (2 * group + 2 * radius + group - 1) / group * group;
 }
 
+/// How the streamed extent of a temporally blocked kernel (2D: rows, 3D: z planes) splits into
+/// segments, one block per tile and segment. Every segment also streams depth * radius lines
+/// before and after its own and takes depth iterations of `group` lines to fill its pipeline;
+/// blocks run in waves of `resident`. The split minimises waves x (lines per segment + that
+/// overhead); `efficiency` is the share of the GPU's block-slot time that advances useful lines.
+struct StreamSplit {
+  long segments = 1;
+  double efficiency = 1;
+};
+[[nodiscard]] StreamSplit split_stream(long lines, long tiles, long resident, int depth, int radius, int group);
+
 }  // namespace tbtune

@@ -132,11 +132,13 @@ class Tile3d final : public Strategy {
       const long sms = std::max(1, d.sm_count);
       m.valid = double(n) / double(sms * long(ceil_div(n, sms)));
     } else {
-      // Eq. 5.9 with the t - 1 levels that shrink the tile (level 0's frame comes from the input).
+      // Eq. 5.9 with the t - 1 levels that shrink the tile (level 0's frame comes from the input),
+      // times the share of block-slot time the z split keeps useful.
       const double v = overlapped_valid_3d(tx, ty, t - 1, r);
+      const double busy = z_split(p, k, t, long(d.sm_count) * k.at("bps")).efficiency;
       // Every tile cell and its frame read, only the valid ones written.
       m.a_gm = double(tx + 2 * r) * (ty + 2 * r) / (double(tx) * ty) + v;
-      m.valid = v;
+      m.valid = v * busy;
     }
     m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum);
     if (sum) m.regs_per_thread = sum_mode_regs(p, t, cy);
@@ -160,7 +162,7 @@ class Tile3d final : public Strategy {
                            "tile3d.cuh");
   }
 
-  Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext&) const override {
+  Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
     const int r = p.stencil.radius;
     const int depth = full ? k.at("t") : 1;
     const int tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
@@ -174,8 +176,10 @@ class Tile3d final : public Strategy {
       l.scratch_elems = std::size_t(tiles(p, tx, ty)) * std::size_t(2 * std::max(depth - 1, 0) * z) *
                         std::size_t((tx + 2 * r) * (ty + 2 * r));
     } else {
+      const long resident = long(ctx.sm_count) * std::min(k.at("bps"), ctx.resident_blocks_per_sm);
       l.grid = {ceil_div(p.domain[0] - 2 * r, valid_side(tx, depth, r)),
-                ceil_div(p.domain[1] - 2 * r, valid_side(ty, depth, r)), 1};
+                ceil_div(p.domain[1] - 2 * r, valid_side(ty, depth, r)),
+                unsigned(z_split(p, k, depth, resident).segments)};
     }
     return l;
   }
@@ -192,6 +196,13 @@ class Tile3d final : public Strategy {
   }
   // Partial sums need the stencil as a sum of terms (the 3D case is checked by supports()).
   static bool sum_mode_possible(const Problem& p) { return p.stencil.linear.has_value(); }
+  // Overlapped tiling's z segments (templates/tile3d.cuh): enough for whole waves of blocks.
+  static StreamSplit z_split(const Problem& p, const Params& k, int depth, long resident) {
+    const int r = p.stencil.radius;
+    const long tiles = long(ceil_div(p.domain[0] - 2 * r, valid_side(k.at("tx"), depth, r))) *
+                       ceil_div(p.domain[1] - 2 * r, valid_side(k.at("ty"), depth, r));
+    return split_stream(p.domain[2] - 2 * r, tiles, std::max(1L, resident), depth, r, k.at("z"));
+  }
   static long tiles(const Problem& p, int tx, int ty) {
     return long(ceil_div(p.domain[0], tx)) * long(ceil_div(p.domain[1], ty));
   }
