@@ -89,6 +89,13 @@ int run_model(const ModelArgs& a) {
     ranked = rank_candidates(p, *profile, a.strategy);
   }
   const std::size_t shown = std::min<std::size_t>(ranked.size(), std::size_t(std::max(a.top, 0)));
+  // The best fitting candidate of each strategy, in rank order: why the winner's strategy wins.
+  std::vector<const RankedCandidate*> best;
+  for (const auto& c : ranked)
+    if (c.prediction.fits && std::none_of(best.begin(), best.end(), [&](const RankedCandidate* b) {
+          return b->strategy == c.strategy;
+        }))
+      best.push_back(&c);
   if (a.json) {
     nlohmann::json cands = nlohmann::json::array();
     for (std::size_t i = 0; i < shown; ++i) {
@@ -99,8 +106,15 @@ int run_model(const ModelArgs& a) {
                        {"bottleneck", bottleneck_name(c.prediction.bottleneck)},
                        {"smem_bytes", c.terms.smem_bytes}, {"fits", c.prediction.fits}});
     }
+    nlohmann::json per_strategy = nlohmann::json::array();
+    for (const RankedCandidate* c : best)
+      per_strategy.push_back({{"strategy", c->strategy->name()}, {"params", params_json(c->params)},
+                              {"PP_gcells", c->prediction.PP_gcells}, {"P_gcells", c->prediction.P_gcells},
+                              {"V", c->prediction.V}, {"V_valid", c->prediction.V_valid},
+                              {"V_sync", c->prediction.V_sync}, {"V_latency", c->prediction.V_latency},
+                              {"bottleneck", bottleneck_name(c->prediction.bottleneck)}});
     nlohmann::json j{{"stencil", stencil_json(p)}, {"device", profile_json(*profile)},
-                     {"candidates", cands}, {"space_size", ranked.size()},
+                     {"candidates", cands}, {"best_per_strategy", per_strategy}, {"space_size", ranked.size()},
                      {"derived", derived_json(p, *profile, ranked)}};
     std::cout << j.dump(2) << '\n';
     return kOk;
@@ -117,6 +131,19 @@ int run_model(const ModelArgs& a) {
                     c.prediction.fits ? "yes" : "no: " + c.prediction.why_not});
   }
   print_table({"strategy", "params", "P GCells/s", "V", "PP GCells/s", "bound", "smem B", "fits"}, rows);
+  if (best.size() > 1) {
+    // P says how fast the bottleneck lets a strategy go, V what it loses to halos, balance,
+    // grid syncs and latency: the two numbers that decide between, e.g., device and SM tiling.
+    fmt::print("\nbest of each strategy (V = own share x sync x latency):\n");
+    rows.clear();
+    for (const RankedCandidate* c : best) {
+      const Prediction& q = c->prediction;
+      rows.push_back({c->strategy->name(), params_text(c->params), fixed(q.PP_gcells), fixed(q.P_gcells),
+                      fmt::format("{:.3f} = {:.3f} x {:.3f} x {:.3f}", q.V, q.V_valid, q.V_sync, q.V_latency),
+                      bottleneck_name(q.bottleneck)});
+    }
+    print_table({"strategy", "params", "PP GCells/s", "P GCells/s", "V", "bound"}, rows);
+  }
   print_derived(derived_json(p, *profile, ranked));
   return kOk;
 }

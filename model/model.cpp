@@ -93,8 +93,9 @@ Prediction predict(const ModelTerms& m, const Problem& problem, const DeviceProf
   // Eq. 5.11's T_stencil is the time of the work between the n syncs it counts: we apply it per
   // pass, with T the whole pass (D_all cells, t steps) and n = syncs_per_pass, which equals the
   // thesis' per-tile form when every tile takes the same time.
-  out.V = m.valid;
-  if (m.syncs_per_pass > 0 && T > 0) out.V *= T / (T + d.grid_sync_s * m.syncs_per_pass);
+  out.V_valid = m.valid;
+  if (m.syncs_per_pass > 0 && T > 0) out.V_sync = T / (T + d.grid_sync_s * m.syncs_per_pass);
+  out.V = out.V_valid * out.V_sync;
   // Latency (Little's law, thesis 2.4, applied to cell updates rather than bytes): with N cell
   // updates in flight per SM, each taking L from its reads to its result, an SM advances at most
   // N / L cells per second. A cell waits for both that latency and its share of the bottleneck
@@ -104,7 +105,8 @@ Prediction predict(const ModelTerms& m, const Problem& problem, const DeviceProf
   const double in_flight = parallelism_per_sm(m);
   if (d.update_latency_s > 0 && in_flight > 0 && d.sm_count > 0) {
     const double per_sm = out.P_gcells * out.V * 1e9 / d.sm_count;  // cells/s per SM
-    out.V *= in_flight / (in_flight + per_sm * d.update_latency_s);
+    out.V_latency = in_flight / (in_flight + per_sm * d.update_latency_s);
+    out.V *= out.V_latency;
   }
   out.PP_gcells = out.P_gcells * out.V;  // eq. 5.1
 

@@ -197,6 +197,9 @@ TEST(Model, Latency) {
   m.valid = 0.5;  // a lower bound needs fewer cells in flight to reach it
   r = predict(m, p, d);
   EXPECT_NEAR(r.V, 0.5 * 1024.0 / (1024 + 156.25), 1e-12);
+  EXPECT_NEAR(r.V_latency, 1024.0 / (1024 + 156.25), 1e-12);  // `tbtune model` shows the factors
+  EXPECT_NEAR(r.V_valid, 0.5, 1e-12);
+  EXPECT_EQ(r.V_sync, 1.0);
 }
 
 TEST(Model, ValidWithSyncs) {
@@ -210,6 +213,8 @@ TEST(Model, ValidWithSyncs) {
   m.syncs_per_pass = 10;  // 10 us of syncs: V = 0.9 x 19.2 / 29.2
   r = predict(m, p, d);
   EXPECT_NEAR(r.V, 0.9 * 19.2 / 29.2, 1e-9);
+  EXPECT_NEAR(r.V_sync, 19.2 / 29.2, 1e-9);
+  EXPECT_NEAR(r.V_valid * r.V_sync * r.V_latency, r.V, 1e-12);
   EXPECT_NEAR(r.PP_gcells, 312.5 * 0.9 * 19.2 / 29.2, 1e-6);
   EXPECT_NEAR(r.P_gcells, 312.5, 1e-9);  // P itself does not see the syncs
 }
