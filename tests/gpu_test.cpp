@@ -128,6 +128,19 @@ TEST_F(Gpu, NaiveMatchesCpuReference) {
     }
 }
 
+// A 3D point without `sum` once per mode the stencil allows: the ring (any stencil) and partial
+// sums (affine stencils only). Other points as they are.
+std::vector<Params> with_sum_modes(const Problem& p, const std::string& strategy, const Params& given) {
+  if ((strategy != "smtile3d" && strategy != "devtile3d") || given.count("sum")) return {given};
+  std::vector<Params> out;
+  for (int sum = 0; sum <= (p.stencil.linear ? 1 : 0); ++sum) {
+    Params k = given;
+    k["sum"] = sum;
+    out.push_back(k);
+  }
+  return out;
+}
+
 // Parameter points per strategy: defaults plus shapes that stress tile edges and remainders.
 std::vector<Params> points_for(const std::string& strategy) {
   if (strategy == "stream") return {{{"bx", 32}, {"by", 4}, {"ppt", 4}}, {{"bx", 64}, {"by", 2}, {"ppt", 8}}};
@@ -140,8 +153,8 @@ std::vector<Params> points_for(const std::string& strategy) {
   if (strategy == "smtile3d" || strategy == "devtile3d")
     // Remainders of 11 steps: 1, 2, 0, 1, 3, 2; z = 3 gives an odd number of ring phases (the
     // scratch parity then differs between rounds). 512-thread points at bps 1 (bps 2 caps them at
-    // 64 registers: spills). Affine stencils default to partial sums (sum=1); the last point
-    // runs them with the ring of planes that non-affine stencils use.
+    // 64 registers: spills). Points without `sum` run with the ring of planes (sum=0) and, for
+    // affine stencils, with partial sums (sum=1) as well (with_sum_modes).
     return {{{"t", 2}, {"tx", 32}, {"ty", 16}, {"cy", 4}, {"z", 1}},
             {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}, {"bps", 1}},
             {{"t", 1}, {"tx", 64}, {"ty", 16}, {"cy", 4}, {"z", 1}},
@@ -171,19 +184,20 @@ TEST_F(Gpu, EveryStrategyMatchesNaive) {
       for (const auto& s : strategies()) {
         if (s->name() == "naive" || !s->supports(p)) continue;
         ran[s->name()] = 0;
-        for (const Params& given : points_for(s->name())) {
-          Point pt{s.get(), {}, path + " " + dtype_name(dtype) + " " + s->name(), {}};
-          try {
-            pt.params = s->complete(p, given);
-          } catch (const Error& e) {
-            std::printf("  skipped %s %s: %s\n", pt.what.c_str(), params_text(given).c_str(), e.what());
-            continue;
+        for (const Params& point : points_for(s->name()))
+          for (const Params& given : with_sum_modes(p, s->name(), point)) {
+            Point pt{s.get(), {}, path + " " + dtype_name(dtype) + " " + s->name(), {}};
+            try {
+              pt.params = s->complete(p, given);
+            } catch (const Error& e) {
+              std::printf("  skipped %s %s: %s\n", pt.what.c_str(), params_text(given).c_str(), e.what());
+              continue;
+            }
+            pt.what += " " + params_text(pt.params);
+            const std::string source = s->source(p, pt.params);
+            pt.module = pool.submit([source, arch = arch()] { return compile_cuda(source, arch); });
+            points.push_back(std::move(pt));
           }
-          pt.what += " " + params_text(pt.params);
-          const std::string source = s->source(p, pt.params);
-          pt.module = pool.submit([source, arch = arch()] { return compile_cuda(source, arch); });
-          points.push_back(std::move(pt));
-        }
       }
       Runner runner(p, device_, kDefaultSeed);
       const auto reference = run_naive(p, runner, arch());

@@ -67,7 +67,9 @@ int main(int argc, char** argv) {
     for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) all.push_back({x, y, 0});
     run_blocks(all);
 #else
-    for (unsigned z = 0; z < segs; ++z)
+    // Blocks one at a time, segments from the last: a segment that wrote planes of the next one
+    // would be caught instead of overwritten (on a GPU that would be a race).
+    for (unsigned z = segs; z-- > 0;)
       for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) run_blocks({{x, y, z}});
 #endif
     a.swap(b);
