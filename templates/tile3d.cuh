@@ -15,7 +15,7 @@
 //
 // Per block and time level s = 0 .. DEPTH-1, a circular queue of TB_RING x-y planes lives in
 // shared memory (each plane has an R-wide halo frame). In iteration k, level 0 receives input
-// planes [k*Z, k*Z + Z) and level s computes planes g(k, s) = (k - s)*Z - s*R .. + Z from level
+// planes [k*Z, k*Z + Z) (counted from zoff, see z segments) and level s computes planes g(k, s) = (k - s)*Z - s*R .. + Z from level
 // s-1, reading planes g - R .. g + Z - 1 + R, all finished in earlier iterations, while level s-1
 // writes g + Z + R .. g + 2*Z + R - 1. A ring of at least 2*Z + 2*R planes keeps those in distinct
 // slots, so one barrier per iteration suffices. TB_RING is the least multiple of Z that does:
