@@ -14,12 +14,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include <unistd.h>
 
 #include "db/cache.hpp"
 #include "tbtune/tbtune.hpp"
 #include "test_util.hpp"
+#include "tuner/device_compare.hpp"
 #include "tuner/error.hpp"
 #include "tuner/reference.hpp"
 #include "tuner/runner.hpp"
@@ -65,8 +67,15 @@ std::vector<unsigned char> cpu_reference(const Problem& p) {
 std::vector<unsigned char> run_naive(const Problem& p, Runner& runner, const std::string& arch) {
   const Strategy& naive = *find_strategy("naive");
   const CompiledModule m = compile_cuda(naive.source(p, {}), arch);
-  (void)runner.measure(naive, {}, m, nullptr, kOnce);
-  return runner.last_output();
+  std::vector<unsigned char> out;
+  (void)runner.measure(naive, {}, m, nullptr, kOnce, &out);
+  return out;
+}
+
+DeviceBuffer on_device(const std::vector<unsigned char>& bytes) {
+  DeviceBuffer b(bytes.size());
+  b.upload(bytes.data(), bytes.size());
+  return b;
 }
 
 // Where two results differ by more than the tolerance: how many cells, the first and the last
@@ -112,6 +121,41 @@ std::vector<std::string> spec_paths() {
   for (const char* name : {"box3d_r4.yaml", "nonlinear3d.yaml"})
     out.push_back(test::source_dir() + "/tests/specs/good/" + name);
   return out;
+}
+
+// The tuner verifies on the GPU (tuner/device_compare.hpp); it must give max_error's figure to
+// the bit, for ordinary differences and for the special cases (a non-finite result, a
+// non-finite reference), in both precisions, over a size no block count divides.
+template <class T>
+void expect_device_compare_matches_host(DeviceComparer& comparer, DType dtype) {
+  const std::size_t n = 1000003;
+  std::vector<T> ref(n), got(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = got[i] = T(std::sin(double(i)) * 3.0 * double(i % 7));
+  const std::size_t bytes = n * sizeof(T);
+  DeviceBuffer ref_dev(bytes), got_dev(bytes);
+  ref_dev.upload(ref.data(), bytes);
+  auto both = [&] {
+    got_dev.upload(got.data(), bytes);
+    const double device = comparer.max_error(dtype, got_dev.get(), ref_dev.get(), n);
+    EXPECT_EQ(device, max_error(dtype, got.data(), ref.data(), n));
+    return device;
+  };
+  EXPECT_EQ(both(), 0.0);
+  got[n - 1] += T(0.25);  // the last cell: the grid-stride loop's tail
+  got[17] *= T(1.001);
+  EXPECT_GT(both(), 0.0);
+  ref[5] = std::numeric_limits<T>::infinity();  // an overflowed reference is skipped
+  ref_dev.upload(ref.data(), bytes);
+  got[5] = T(1);
+  EXPECT_LT(both(), 1.0);
+  got[9] = std::numeric_limits<T>::quiet_NaN();  // a non-finite result is an infinite error
+  EXPECT_EQ(both(), std::numeric_limits<double>::infinity());
+}
+
+TEST_F(Gpu, DeviceCompareMatchesHostRule) {
+  DeviceComparer comparer(device_, "");
+  expect_device_compare_matches_host<double>(comparer, DType::Double);
+  expect_device_compare_matches_host<float>(comparer, DType::Float);
 }
 
 TEST_F(Gpu, NaiveMatchesCpuReference) {
@@ -201,12 +245,16 @@ TEST_F(Gpu, EveryStrategyMatchesNaive) {
       }
       Runner runner(p, device_, kDefaultSeed);
       const auto reference = run_naive(p, runner, arch());
+      const DeviceBuffer reference_dev = on_device(reference);
       for (Point& pt : points) {
         SCOPED_TRACE(pt.what);
         try {
           const CompiledModule m = pt.module.get();
-          const Measurement r = runner.measure(*pt.strategy, pt.params, m, &reference, kOnce);
-          EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, runner.last_output(), reference);
+          std::vector<unsigned char> got;
+          const Measurement r = runner.measure(*pt.strategy, pt.params, m, &reference_dev, kOnce, &got);
+          EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, got, reference);
+          // The GPU comparison the tuner uses agrees with the host one.
+          EXPECT_EQ(r.max_error, max_error(dtype, got.data(), reference.data(), std::size_t(p.total_cells())));
           if (r.max_error > tolerance(dtype)) {
             // Locate the fault: one full pass only, run twice (a race or an uninitialised read
             // shows as two different results).
@@ -214,11 +262,11 @@ TEST_F(Gpu, EveryStrategyMatchesNaive) {
             one.steps = pt.strategy->depth(pt.params);
             Runner r1(one, device_, kDefaultSeed);
             const auto ref1 = run_naive(one, r1, arch());
-            (void)r1.measure(*pt.strategy, pt.params, m, &ref1, kOnce);
-            const auto first = r1.last_output();
-            (void)r1.measure(*pt.strategy, pt.params, m, &ref1, kOnce);
+            std::vector<unsigned char> first, second;
+            (void)r1.measure(*pt.strategy, pt.params, m, nullptr, kOnce, &first);
+            (void)r1.measure(*pt.strategy, pt.params, m, nullptr, kOnce, &second);
             ADD_FAILURE() << "one pass: " << describe_mismatch(one, first, ref1)
-                          << (first == r1.last_output() ? "; repeatable" : "; NOT repeatable");
+                          << (first == second ? "; repeatable" : "; NOT repeatable");
           }
           ++ran[pt.strategy->name()];
         } catch (const CudaError& e) {

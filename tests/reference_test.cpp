@@ -4,10 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "test_util.hpp"
 #include "tuner/error.hpp"
+#include "tuner/nvrtc.hpp"
+#include "tuner/templates.hpp"
+#include "tuner/verify.hpp"
 
 namespace tbtune {
 namespace {
@@ -144,6 +148,31 @@ TEST(Reference, ZeroStepsAndWrongSize) {
   EXPECT_EQ(g, before);
   std::vector<double> wrong(3);
   EXPECT_THROW(reference_run(p, wrong, 1), Error);
+}
+
+TEST(Verify, MaxErrorRule) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double ref[] = {0.5, 100.0, inf, 2.0};
+  double got[] = {0.5, 100.0, 7.0, 2.0};
+  EXPECT_EQ(max_error(DType::Double, got, ref, 4), 0.0);
+  got[0] = 0.75;  // |reference| under 1: an absolute error
+  EXPECT_DOUBLE_EQ(max_error(DType::Double, got, ref, 4), 0.25);
+  got[1] = 101.0;  // over 1: relative
+  EXPECT_DOUBLE_EQ(max_error(DType::Double, got, ref, 4), 0.25);
+  got[3] = std::nan("");  // a non-finite result against a finite reference fails outright
+  EXPECT_EQ(max_error(DType::Double, got, ref, 4), inf);
+}
+
+TEST(Verify, DeviceCompareTemplateCompilesWithoutGpu) {
+  // The tuner checks candidates with templates/compare.cuh on the GPU (the GPU test compares
+  // its figures with max_error's); NVRTC needs no GPU, so it is compiled here.
+  const std::string* source = embedded_template("compare.cuh");
+  ASSERT_NE(source, nullptr);
+  const CompiledModule m = compile_cuda(*source, "sm_90");
+  for (const char* k : {"tb_max_error_float", "tb_max_error_double"}) {
+    ASSERT_TRUE(m.kernels.count(k)) << k << " missing; log:\n" << m.log;
+    EXPECT_EQ(m.kernels.at(k).spill_bytes(), 0) << k;
+  }
 }
 
 }  // namespace

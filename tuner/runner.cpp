@@ -7,7 +7,6 @@
 #include "tuner/error.hpp"
 #include "tuner/kernel_set.hpp"
 #include "tuner/reference.hpp"
-#include "tuner/verify.hpp"
 
 namespace tbtune {
 
@@ -29,10 +28,11 @@ std::vector<unsigned char> input_bytes(const Problem& p, std::uint64_t seed) {
 
 }  // namespace
 
-Runner::Runner(const Problem& problem, const DeviceInfo& device, std::uint64_t seed)
+Runner::Runner(const Problem& problem, const DeviceInfo& device, std::uint64_t seed,
+               const std::string& compile_cache_dir)
     : problem_(problem), device_(device),
       bytes_(std::size_t(problem.total_cells()) * std::size_t(dtype_bytes(problem.dtype))),
-      input_(bytes_), a_(bytes_), b_(bytes_) {
+      input_(bytes_), a_(bytes_), b_(bytes_), comparer_(device, compile_cache_dir) {
   const auto host = input_bytes(problem, seed);
   input_.upload(host.data(), bytes_);
 }
@@ -45,9 +45,8 @@ void Runner::reset() {
 }
 
 Measurement Runner::measure(const Strategy& strategy, const Params& params,
-                            const CompiledModule& module,
-                            const std::vector<unsigned char>* reference,
-                            const TimingOptions& timing) {
+                            const CompiledModule& module, const DeviceBuffer* reference,
+                            const TimingOptions& timing, std::vector<unsigned char>* output) {
   KernelSet kernels(strategy, params, problem_, module.cubin, device_);
 
   Measurement m;
@@ -61,11 +60,13 @@ Measurement Runner::measure(const Strategy& strategy, const Params& params,
   reset();
   const void* result = kernels.run(a_.get(), b_.get(), problem_.steps);
   synchronize();
-  output_.resize(bytes_);
-  (result == a_.get() ? a_ : b_).download(output_.data(), bytes_);
   if (reference)
-    m.max_error = max_error(problem_.dtype, output_.data(), reference->data(),
-                            std::size_t(problem_.total_cells()));
+    m.max_error = comparer_.max_error(problem_.dtype, result, reference->get(),
+                                      std::size_t(problem_.total_cells()));
+  if (output) {
+    output->resize(bytes_);
+    (result == a_.get() ? a_ : b_).download(output->data(), bytes_);
+  }
 
   std::vector<double> times;
   double total = 0;

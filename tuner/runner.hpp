@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tuner/device_compare.hpp"
 #include "tuner/gpu.hpp"
 #include "tuner/nvrtc.hpp"
 #include "tuner/strategy.hpp"
@@ -30,19 +31,22 @@ struct Measurement {
 
 class Runner {
  public:
-  /// Uploads the deterministic input (seed) for `problem` to device `device`.
-  Runner(const Problem& problem, const DeviceInfo& device, std::uint64_t seed);
+  /// Uploads the deterministic input (seed) for `problem` to device `device` and prepares the
+  /// comparison kernel (compiled into `compile_cache_dir` if not empty).
+  Runner(const Problem& problem, const DeviceInfo& device, std::uint64_t seed,
+         const std::string& compile_cache_dir = {});
 
-  /// Loads `module`, runs the problem's steps once, compares with `reference` (if not null,
-  /// throwing nothing: the error is returned), then times repeated runs. Throws CudaError when
-  /// a launch fails and Error when the candidate cannot be launched as built.
+  /// Loads `module`, runs the problem's steps once, compares the result with `reference` on
+  /// the GPU (if not null, throwing nothing: the error is returned) and copies it to `output`
+  /// (if not null), then times repeated runs. Throws CudaError when a launch fails and Error
+  /// when the candidate cannot be launched as built.
   [[nodiscard]] Measurement measure(const Strategy& strategy, const Params& params,
-                                    const CompiledModule& module,
-                                    const std::vector<unsigned char>* reference,
-                                    const TimingOptions& timing);
+                                    const CompiledModule& module, const DeviceBuffer* reference,
+                                    const TimingOptions& timing,
+                                    std::vector<unsigned char>* output = nullptr);
 
-  /// The result of the last run, as raw bytes of the dtype.
-  [[nodiscard]] const std::vector<unsigned char>& last_output() const { return output_; }
+  /// Bytes of one result (all cells of the problem's dtype).
+  [[nodiscard]] std::size_t result_bytes() const { return bytes_; }
   [[nodiscard]] const DeviceInfo& device() const { return device_; }
 
  private:
@@ -52,7 +56,7 @@ class Runner {
   DeviceInfo device_;
   std::size_t bytes_;
   DeviceBuffer input_, a_, b_;
-  std::vector<unsigned char> output_;
+  DeviceComparer comparer_;
 };
 
 }  // namespace tbtune

@@ -15,6 +15,7 @@ set(TBTUNE_TUNER_SOURCES
   tuner/nvrtc.cpp
   tuner/gpu.cpp
   tuner/verify.cpp
+  tuner/device_compare.cpp
   tuner/kernel_set.cpp
   tuner/runner.cpp
   tuner/search.cpp

@@ -110,7 +110,8 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   const std::vector<RankedCandidate> selected = select_candidates(ranked, options.search);
   chosen.insert(chosen.end(), selected.begin(), selected.end());
 
-  measurer.set_problem(problem, options.spec_text, options.seed, options.timing);
+  measurer.set_problem(problem, options.spec_text, options.seed, options.timing,
+                       options.compile_cache_dir);
   EngineOptions eo;
   eo.arch = arch_for(result.device.cc_major, result.device.cc_minor);
   eo.compile_cache_dir = options.compile_cache_dir;

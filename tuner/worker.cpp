@@ -24,7 +24,7 @@ struct GpuWorker::State {
   TimingOptions timing;
   std::unique_ptr<Runner> runner;
   std::string reference_path;  ///< the file `reference` was read from
-  std::vector<unsigned char> reference;
+  DeviceBuffer reference;      ///< its contents, on the device
 };
 
 namespace {
@@ -67,23 +67,27 @@ json measure(GpuWorker::State& s, const json& req) {
   module.kernels = parse_ptxas_log(module.log);
 
   const std::string ref_path = req.at("reference").get<std::string>();
-  const std::vector<unsigned char>* reference = nullptr;
+  const DeviceBuffer* reference = nullptr;
   if (!ref_path.empty()) {
-    // Read once per worker: a restarted worker reads it again from the file.
+    // Read and uploaded once per worker: a restarted worker reads it again from the file.
     if (s.reference_path != ref_path) {
+      s.reference_path.clear();
       const std::string bytes = read_file(ref_path);
-      s.reference.assign(bytes.begin(), bytes.end());
+      const std::size_t expected = s.runner->result_bytes();
+      if (bytes.size() != expected)
+        throw Error(fmt::format("reference '{}' holds {} bytes, not {}", ref_path, bytes.size(), expected));
+      if (s.reference.bytes() != expected) s.reference = DeviceBuffer(expected);
+      s.reference.upload(bytes.data(), expected);
       s.reference_path = ref_path;
     }
-    const auto expected = std::size_t(s.problem->total_cells()) * std::size_t(dtype_bytes(s.problem->dtype));
-    if (s.reference.size() != expected)
-      throw Error(fmt::format("reference '{}' holds {} bytes, not {}", ref_path, s.reference.size(), expected));
     reference = &s.reference;
   }
+  const std::string save_path = req.at("save_output").get<std::string>();
+  std::vector<unsigned char> output;
   try {
-    const Measurement m = s.runner->measure(*strategy, params, module, reference, s.timing);
-    if (const std::string out = req.at("save_output").get<std::string>(); !out.empty())
-      write_file_atomic(out, s.runner->last_output());
+    const Measurement m = s.runner->measure(*strategy, params, module, reference, s.timing,
+                                            save_path.empty() ? nullptr : &output);
+    if (!save_path.empty()) write_file_atomic(save_path, output);
     return {{"status", "ok"}, {"measurement", measurement_to_json(m)}};
   } catch (const CudaError&) {
     throw;  // handled by the caller: the context may be poisoned
@@ -117,7 +121,9 @@ JobResult GpuWorker::handle(const std::string& text) {
       s.problem = problem_from_json(req.at("problem"));
       s.timing = timing_from_json(req.at("timing"));
       s.reference_path.clear();
-      s.runner = std::make_unique<Runner>(*s.problem, d, req.at("seed").get<std::uint64_t>());
+      s.reference = DeviceBuffer();
+      s.runner = std::make_unique<Runner>(*s.problem, d, req.at("seed").get<std::uint64_t>(),
+                                          req.value("compile_cache_dir", std::string()));
       return {"{}"};
     }
     if (op == "measure") return {measure(s, req).dump()};

@@ -53,10 +53,11 @@ DeviceProfile WorkerMeasurer::probe(int repetitions, const std::string& compile_
 }
 
 void WorkerMeasurer::set_problem(const Problem& problem, const std::string& spec_text,
-                                 std::uint64_t seed, const TimingOptions& timing) {
+                                 std::uint64_t seed, const TimingOptions& timing,
+                                 const std::string& compile_cache_dir) {
   const json request{{"op", "setup"}, {"device", options_.device},
                      {"problem", problem_to_json(problem, spec_text)}, {"seed", seed},
-                     {"timing", timing_to_json(timing)}};
+                     {"timing", timing_to_json(timing)}, {"compile_cache_dir", compile_cache_dir}};
   setup_request_ = request.dump();
   if (supervisor_.running() && supervisor_.starts() == ready_start_) (void)setup_call(request);
 }

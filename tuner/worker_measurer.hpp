@@ -32,8 +32,9 @@ class WorkerMeasurer : public Measurer {
   /// Runs the microbenchmarks in the worker.
   [[nodiscard]] DeviceProfile probe(int repetitions, const std::string& compile_cache_dir);
   /// What every (re)started worker is set up with before its first measurement.
+  /// `compile_cache_dir` (may be empty) is where the worker compiles its comparison kernel.
   void set_problem(const Problem& problem, const std::string& spec_text, std::uint64_t seed,
-                   const TimingOptions& timing);
+                   const TimingOptions& timing, const std::string& compile_cache_dir);
 
   [[nodiscard]] MeasureOutcome measure(const MeasureJob& job) override;
   /// Worker processes started so far (1 + restarts).
