@@ -82,8 +82,7 @@ int run_model(const ModelArgs& a) {
     if (a.strategy.empty()) throw UsageError("--param needs --strategy");
     const Strategy* s = find_strategy(a.strategy);
     RankedCandidate c{s, s->complete(p, parse_params(a.params)), {}, {}};
-    c.terms = s->model_terms(p, c.params, *profile);
-    c.prediction = predict(c.terms, p, *profile);
+    c.prediction = predict_candidate(*s, p, c.params, *profile, &c.terms);
     ranked.push_back(c);
   } else {
     ranked = rank_candidates(p, *profile, a.strategy);
@@ -112,6 +111,7 @@ int run_model(const ModelArgs& a) {
                               {"PP_gcells", c->prediction.PP_gcells}, {"P_gcells", c->prediction.P_gcells},
                               {"V", c->prediction.V}, {"V_valid", c->prediction.V_valid},
                               {"V_sync", c->prediction.V_sync}, {"V_latency", c->prediction.V_latency},
+                              {"V_steps", c->prediction.V_steps},
                               {"bottleneck", bottleneck_name(c->prediction.bottleneck)}});
     nlohmann::json j{{"stencil", stencil_json(p)}, {"device", profile_json(*profile)},
                      {"candidates", cands}, {"best_per_strategy", per_strategy}, {"space_size", ranked.size()},
@@ -134,12 +134,13 @@ int run_model(const ModelArgs& a) {
   if (best.size() > 1) {
     // P says how fast the bottleneck lets a strategy go, V what it loses to halos, balance,
     // grid syncs and latency: the two numbers that decide between, e.g., device and SM tiling.
-    fmt::print("\nbest of each strategy (V = own share x sync x latency):\n");
+    fmt::print("\nbest of each strategy (V = own share x sync x latency x remainder steps):\n");
     rows.clear();
     for (const RankedCandidate* c : best) {
       const Prediction& q = c->prediction;
       rows.push_back({c->strategy->name(), params_text(c->params), fixed(q.PP_gcells), fixed(q.P_gcells),
-                      fmt::format("{:.3f} = {:.3f} x {:.3f} x {:.3f}", q.V, q.V_valid, q.V_sync, q.V_latency),
+                      fmt::format("{:.3f} = {:.3f} x {:.3f} x {:.3f} x {:.3f}", q.V, q.V_valid, q.V_sync,
+                                  q.V_latency, q.V_steps),
                       bottleneck_name(q.bottleneck)});
     }
     print_table({"strategy", "params", "PP GCells/s", "P GCells/s", "V", "bound"}, rows);

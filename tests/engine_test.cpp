@@ -243,7 +243,7 @@ TEST_F(EngineTest, BudgetStopsStartingCandidates) {
 }
 
 TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
-  resources_[source(1)] = KernelResources{64, 8, 16, 0, 0};   // spills
+  resources_[source(1)] = KernelResources{32, 8, 16, 0, 0};   // spills (and fits any SM)
   resources_[source(2)] = KernelResources{100000, 0, 0, 0, 0}; // cannot fit any block
   FakeMeasurer m;
   const EngineResult r = run(m, options());

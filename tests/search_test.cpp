@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "model/device_profile.hpp"
+#include "model/model.hpp"
 #include "test_util.hpp"
 
 namespace tbtune {
@@ -102,6 +103,48 @@ TEST(Search, RealSpaceIsRankedAndSelectedInOrder) {
   for (std::size_t i = 1; i < chosen.size(); ++i)
     EXPECT_GE(chosen[i - 1].prediction.PP_gcells, chosen[i].prediction.PP_gcells);
   for (const auto& c : chosen) EXPECT_NE(c.strategy->name(), "naive");
+}
+
+// A run of steps = n x t + r: n passes of the full kernel, r of the step kernel (depth 1, the
+// same tile). The prediction weighs both by their time; a multiple of t costs nothing extra.
+TEST(Search, PredictionCountsTheRemainderSteps) {
+  const Strategy& s = *find_strategy("smtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                  {384, 352, 512}, 20);
+  const Params k{{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}};
+  const Prediction full = predict(s.model_terms(p, k, d), p, d);
+  const Prediction step = predict(s.model_terms(p, s.step_params(k), d), p, d);
+  EXPECT_EQ(s.step_params(k).at("t"), 1);
+  EXPECT_GT(full.PP_gcells, step.PP_gcells);  // one step per pass moves the same bytes
+
+  // 20 = 6 x 3 + 2
+  ModelTerms terms;
+  const Prediction run = predict_candidate(s, p, k, d, &terms);
+  EXPECT_EQ(terms.depth, 3);
+  const double want = 20.0 / (18.0 / full.PP_gcells + 2.0 / step.PP_gcells);
+  EXPECT_NEAR(run.PP_gcells, want, 1e-9 * want);
+  EXPECT_LT(run.V_steps, 0.97);
+  EXPECT_NEAR(run.V, full.V * run.V_steps, 1e-12);
+  EXPECT_NEAR(run.PP_gcells, run.P_gcells * run.V, 1e-9 * want);
+
+  p.steps = 21;  // a multiple of t: the full kernel's prediction as it is
+  const Prediction exact = predict_candidate(s, p, k, d);
+  EXPECT_EQ(exact.V_steps, 1.0);
+  EXPECT_NEAR(exact.PP_gcells, predict(s.model_terms(p, k, d), p, d).PP_gcells, 1e-9);
+}
+
+// Sum mode's z planes are not independent: each one's terms go into the partial sums the
+// next one adds to (templates/tile3d.cuh), so only the ring counts them as parallel work.
+TEST(Search, OnlyTheRingCountsZPlanesAsParallelWork) {
+  const Strategy& s = *find_strategy("smtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {384, 352, 512}, 20);
+  Params k{{"t", 4}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}, {"bps", 1}, {"sum", 0}};
+  EXPECT_EQ(s.model_terms(p, k, d).ilp, 2);
+  k["sum"] = 1;
+  EXPECT_EQ(s.model_terms(p, k, d).ilp, 1);
 }
 
 }  // namespace

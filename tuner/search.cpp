@@ -4,6 +4,27 @@
 
 namespace tbtune {
 
+Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
+                              const Params& params, const DeviceProfile& device, ModelTerms* terms) {
+  const ModelTerms full_terms = strategy.model_terms(problem, params, device);
+  if (terms) *terms = full_terms;
+  Prediction full = predict(full_terms, problem, device);
+  const long t = strategy.depth(params);
+  const long rest = t > 0 ? problem.steps % t : 0;
+  if (rest == 0 || full.PP_gcells <= 0) return full;
+  // A remainder step reads and writes the whole domain like a full pass but advances one step:
+  // at 20 steps a depth of 3 runs 6 passes and 2 single steps, 8 passes' traffic for 20 steps.
+  const Prediction step =
+      predict(strategy.model_terms(problem, strategy.step_params(params), device), problem, device);
+  if (step.PP_gcells <= 0) return full;
+  const double full_steps = double(problem.steps - rest);
+  const double run = double(problem.steps) / (full_steps / full.PP_gcells + double(rest) / step.PP_gcells);
+  full.V_steps = run / full.PP_gcells;
+  full.V *= full.V_steps;
+  full.PP_gcells = run;
+  return full;
+}
+
 std::vector<RankedCandidate> rank_candidates(const Problem& problem, const DeviceProfile& device,
                                              const std::string& only_strategy) {
   std::vector<RankedCandidate> out;
@@ -11,8 +32,8 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
     if (!only_strategy.empty() && s->name() != only_strategy) continue;
     if (!s->supports(problem)) continue;
     for (const Params& p : s->space(problem, device)) {
-      RankedCandidate c{s.get(), p, s->model_terms(problem, p, device), {}};
-      c.prediction = predict(c.terms, problem, device);
+      RankedCandidate c{s.get(), p, {}, {}};
+      c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
       out.push_back(std::move(c));
     }
   }

@@ -17,6 +17,14 @@ struct RankedCandidate {
   Prediction prediction;
 };
 
+/// The model's prediction for one candidate over the problem's whole run: steps / t passes of the
+/// full kernel and steps % t launches of the step kernel (Strategy::step_params), each predicted
+/// with `predict`; V_steps is the run's rate over the full kernel's. Fills `terms` (the full
+/// kernel's) when not null.
+[[nodiscard]] Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
+                                           const Params& params, const DeviceProfile& device,
+                                           ModelTerms* terms = nullptr);
+
 /// Every candidate of every strategy that supports `problem` (or only `only_strategy` if not
 /// empty), best predicted PP first; candidates that do not fit on chip come last.
 [[nodiscard]] std::vector<RankedCandidate> rank_candidates(const Problem& problem,

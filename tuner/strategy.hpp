@@ -60,6 +60,10 @@ class Strategy {
   [[nodiscard]] virtual Params complete(const Problem& problem, const Params& given) const = 0;
   /// Time steps one launch of kFullKernel advances.
   [[nodiscard]] virtual int depth(const Params& params) const = 0;
+  /// The candidate that kStepKernel is, in this strategy's parameters: it runs the steps left
+  /// when the step count is not a multiple of depth(), one per launch. The model predicts it to
+  /// weigh those steps (search.cpp). Strategies of depth 1 are their own step kernel.
+  [[nodiscard]] virtual Params step_params(const Params& params) const { return params; }
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;

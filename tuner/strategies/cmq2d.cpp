@@ -78,6 +78,11 @@ class Cmq2d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("t"); }
+  Params step_params(const Params& k) const override {
+    Params one = k;
+    one["t"] = 1;  // launch(full = false): the same tile at depth 1
+    return one;
+  }
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tile_x = k.at("tile_x"), ilp = k.at("ilp");

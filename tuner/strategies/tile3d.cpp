@@ -111,6 +111,11 @@ class Tile3d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("t"); }
+  Params step_params(const Params& k) const override {
+    Params one = k;
+    one["t"] = 1;  // launch(full = false): the same tile at depth 1
+    return one;
+  }
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
@@ -144,11 +149,14 @@ class Tile3d final : public Strategy {
     if (sum) m.regs_per_thread = sum_mode_regs(p, t, cy);
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
-    // The z planes of an iteration are independent work; the cy rows of a thread are not counted:
+    // The ring's z planes of an iteration are independent work. Sum mode's are not: each plane's
+    // terms go into the partial sums the next plane adds to, a chain through the registers; the
+    // H100 evidence (docs/tuning.md) ran sum mode at a median 0.72-0.75 of its PP where the ring
+    // ran at 0.90-0.93 while ilp was z for both. The cy rows of a thread are not counted either:
     // on the H100 (sum mode, j3d7pt, j3d27pt, poisson) cy 4 at 256 threads ran 14-21% slower
     // than cy 2 at 512 threads where cy x threads is the same. At 250 registers per thread there
     // are none left to keep a second row's loads in flight, so only warps hide latency.
-    m.ilp = z;
+    m.ilp = sum ? 1 : z;
     return m;
   }
 
