@@ -1,7 +1,7 @@
 // templates/compare.cuh: compares a candidate's result with the reference on the GPU
-// (tuner/device_compare.cpp launches it). A default 3D problem is 2.8 GB in double; on the
-// GPU the comparison takes about a millisecond, where downloading the result and walking it on
-// the host took about a second per candidate. Plain CUDA, compiled by NVRTC as it is.
+// (tuner/device_compare.cpp launches it). A default 3D result is 2.8 GB in double: on the GPU
+// the comparison is one read of it and of the reference at memory bandwidth (a few ms), where
+// the host had to download it and walk it. Plain CUDA, compiled by NVRTC as it is.
 //
 // The rule is tuner/verify.cpp's max_error, cell by cell: a reference that is not finite (it
 // overflowed) is skipped; a non-finite result against a finite reference is an infinite
