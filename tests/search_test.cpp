@@ -147,5 +147,33 @@ TEST(Search, OnlyTheRingCountsZPlanesAsParallelWork) {
   EXPECT_EQ(s.model_terms(p, k, d).ilp, 1);
 }
 
+// Device tiling's step kernel (depth 1) has no fused level to exchange and never synchronises
+// the grid (templates/tile3d.cuh), so a remainder step costs no grid syncs.
+TEST(Search, DeviceTilingStepKernelHasNoGridSyncs) {
+  const Strategy& s = *find_strategy("devtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {384, 352, 512}, 20);
+  const Params k{{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}};
+  EXPECT_GT(s.model_terms(p, k, d).syncs_per_pass, 512.0);
+  EXPECT_EQ(s.model_terms(p, s.step_params(k), d).syncs_per_pass, 0.0);
+  EXPECT_EQ(predict(s.model_terms(p, s.step_params(k), d), p, d).V_sync, 1.0);
+  EXPECT_LT(predict_candidate(s, p, k, d).V_steps, 1.0);  // 20 = 6 x 3 + 2
+}
+
+// A candidate deeper than the run would only ever launch its step kernel: left out.
+TEST(Search, NoCandidateIsDeeperThanTheRun) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {130, 98, 66}, 3);
+  const auto ranked = rank_candidates(p, *builtin_profile("h100"));
+  ASSERT_FALSE(ranked.empty());
+  bool deepest = false;
+  for (const auto& c : ranked) {
+    EXPECT_LE(c.strategy->depth(c.params), 3) << c.strategy->name() << " " << params_text(c.params);
+    deepest = deepest || c.strategy->depth(c.params) == 3;
+  }
+  EXPECT_TRUE(deepest);
+}
+
 }  // namespace
 }  // namespace tbtune

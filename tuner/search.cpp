@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tuner/error.hpp"
+
 namespace tbtune {
 
 Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
@@ -14,8 +16,10 @@ Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
   if (rest == 0 || full.PP_gcells <= 0) return full;
   // A remainder step reads and writes the whole domain like a full pass but advances one step:
   // at 20 steps a depth of 3 runs 6 passes and 2 single steps, 8 passes' traffic for 20 steps.
-  const Prediction step =
-      predict(strategy.model_terms(problem, strategy.step_params(params), device), problem, device);
+  const Params step_params = strategy.step_params(params);
+  if (strategy.depth(step_params) != 1)
+    throw Error(strategy.name() + ": step_params must describe the one-step kernel (depth 1)");
+  const Prediction step = predict(strategy.model_terms(problem, step_params, device), problem, device);
   if (step.PP_gcells <= 0) return full;
   const double full_steps = double(problem.steps - rest);
   const double run = double(problem.steps) / (full_steps / full.PP_gcells + double(rest) / step.PP_gcells);
@@ -32,6 +36,9 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
     if (!only_strategy.empty() && s->name() != only_strategy) continue;
     if (!s->supports(problem)) continue;
     for (const Params& p : s->space(problem, device)) {
+      // Deeper than the whole run: its full kernel would never launch, and it would run exactly
+      // as its depth-1 twin does (every step by the step kernel).
+      if (s->depth(p) > problem.steps) continue;
       RankedCandidate c{s.get(), p, {}, {}};
       c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
       out.push_back(std::move(c));

@@ -76,7 +76,6 @@ json measure(GpuWorker::State& s, const json& req) {
       const std::size_t expected = s.runner->result_bytes();
       if (bytes.size() != expected)
         throw Error(fmt::format("reference '{}' holds {} bytes, not {}", ref_path, bytes.size(), expected));
-      if (s.reference.bytes() != expected) s.reference = DeviceBuffer(expected);
       s.reference.upload(bytes.data(), expected);
       s.reference_path = ref_path;
     }
@@ -124,6 +123,9 @@ JobResult GpuWorker::handle(const std::string& text) {
       s.reference = DeviceBuffer();
       s.runner = std::make_unique<Runner>(*s.problem, d, req.at("seed").get<std::uint64_t>(),
                                           req.value("compile_cache_dir", std::string()));
+      // Allocated here, with the runner's buffers, so that a problem too large for the device
+      // fails the setup (the whole tune) rather than each candidate's measurement.
+      s.reference = DeviceBuffer(s.runner->result_bytes());
       return {"{}"};
     }
     if (op == "measure") return {measure(s, req).dump()};

@@ -131,7 +131,8 @@ class Tile3d final : public Strategy {
       // the neighbours (the halo term of eq. 5.14).
       const double border = 2.0 * r * (tx + ty) / (double(tx) * ty);
       m.a_gm = 2 + 2 * (t - 1) * border;
-      m.syncs_per_pass = double(p.domain[2] + t * r) / z + t;
+      // At depth 1 there is no fused level to exchange, and the kernel does not synchronise.
+      m.syncs_per_pass = t > 1 ? double(p.domain[2] + t * r) / z + t : 0;
       // The busiest SM runs ceil(tiles / SMs) tiles; the others idle for part of the pass.
       const long n = tiles(p, tx, ty);
       const long sms = std::max(1, d.sm_count);
