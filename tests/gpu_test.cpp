@@ -158,6 +158,20 @@ TEST_F(Gpu, DeviceCompareMatchesHostRule) {
   expect_device_compare_matches_host<float>(comparer, DType::Float);
 }
 
+// With a driver present NVRTC may serve a CUBIN from the driver's compute cache without running
+// ptxas; compile_cuda turns that off, so a second compile of the same source still reports the
+// registers that post-compile pruning needs.
+TEST_F(Gpu, RecompileStillReportsRegisters) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Double,
+                                        {53, 41, 1}, 3);
+  const std::string source = find_strategy("naive")->source(p, {});
+  for (int i = 0; i < 2; ++i) {
+    const CompiledModule m = compile_cuda(source, arch());
+    ASSERT_TRUE(m.kernels.count(kFullKernel)) << "compile " << i << ", log:\n" << m.log;
+    EXPECT_GT(m.kernels.at(kFullKernel).registers, 0) << "compile " << i;
+  }
+}
+
 TEST_F(Gpu, NaiveMatchesCpuReference) {
   for (const std::string& path : spec_paths())
     for (DType dtype : {DType::Double, DType::Float}) {

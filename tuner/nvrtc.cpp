@@ -110,8 +110,13 @@ std::map<std::string, KernelResources> parse_ptxas_log(const std::string& log) {
 
 CompiledModule compile_cuda(const std::string& source, const std::string& arch,
                             const std::string& cache_dir) {
+  // --no-cache: where a CUDA driver is installed, NVRTC (12.9+) keeps CUBINs in the driver's
+  // compute cache and, on a hit, skips ptxas, so the log has no "-v" report; registers and spills
+  // would read as unknown and post-compile pruning would pass a spilling kernel. Our own cache
+  // (cache_dir) keeps the log with each CUBIN instead. Seen on the H100: a tune that recompiled
+  // candidates another cache folder already held stored 0 registers for them.
   std::vector<std::string> options = {"--gpu-architecture=" + arch, "--std=c++17",
-                                      "--ptxas-options=-v",
+                                      "--ptxas-options=-v", "--no-cache",
                                       "-default-device"};
   for (const std::string& inc : include_options()) options.push_back(inc);
 
