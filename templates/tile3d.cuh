@@ -13,24 +13,37 @@
 //     plane laid out like the shared-memory planes (only the border cells written), so every
 //     scratch address is a constant offset from one per-thread pointer too.
 //
-// Per block and time level s = 0 .. DEPTH-1, a circular queue of TB_RING x-y planes lives in
-// shared memory (each plane has an R-wide halo frame). In iteration k, level 0 receives input
-// planes [k*Z, k*Z + Z) (counted from zoff, see z segments) and level s computes planes g(k, s) = (k - s)*Z - s*R .. + Z from level
-// s-1, reading planes g - R .. g + Z - 1 + R, all finished in earlier iterations, while level s-1
-// writes g + Z + R .. g + 2*Z + R - 1. A ring of at least 2*Z + 2*R planes keeps those in distinct
-// slots, so one barrier per iteration suffices. TB_RING is the least multiple of Z that does:
-// after TB_PHASES = TB_RING / Z iterations every level has advanced exactly TB_RING planes, so
-// the main loop, unrolled TB_PHASES times, sees every ring slot as a compile-time constant and
-// every shared-memory access is a fixed offset from one per-thread pointer (no wrap arithmetic).
+// Per block and time level s = 0 .. DEPTH-1, a circular queue of x-y planes lives in shared
+// memory (each plane has an R-wide halo frame): TB_RING0 planes for level 0, TB_RING for the
+// others. In iteration k, level 0 receives input planes [k*Z, k*Z + Z) (counted from zoff, see z
+// segments) and level s computes planes g(k, s) = (k - s)*Z - s*R .. + Z from level s-1, reading
+// planes g - R .. g + Z - 1 + R, all finished in earlier iterations, while level s-1 writes
+// g + Z + R .. g + 2*Z + R - 1. A ring of at least 2*Z + 2*R planes keeps those in distinct
+// slots, so one barrier per iteration suffices; the host makes each ring the least multiple of Z
+// that does. After TB_PHASES iterations every level has advanced a multiple of its ring, so the
+// main loop, unrolled TB_PHASES times, sees every ring slot as a compile-time constant and every
+// shared-memory access is a fixed offset from one per-thread pointer (no wrap arithmetic).
 // Level DEPTH goes to global memory. Cells of the boundary ring keep their value at every level.
 //
 // TB_SUM 1 (affine stencils): partial sums instead of a ring. Level s consumes level s-1's plane
 // g + R in the iteration where the ring version computes plane g: TbStencil::plane_sums adds that
 // plane's contributions to the 2R + 1 output planes g .. g + 2R it reaches, kept per thread in
-// registers (Tile3dSums), and plane g is then complete. Only the planes being written and the
-// ones being read are needed, so TB_RING is 2 * Z: a level's shared memory shrinks from
+// registers (Tile3dRegs), and plane g is then complete. Only the planes being written and the
+// ones being read are needed, so both rings are 2 * Z: a level's shared memory shrinks from
 // ring_slots(Z, R) planes to 2 * Z, and each plane cell is read once per (dx, dy) column instead
 // of once per point. Boundary cells are copied from the input (their value at every level).
+//
+// TB_REGQ 1 (the ring, any stencil): each thread also keeps its own cells of every level below
+// DEPTH in registers, a queue of the Z + 2R planes the level above reads next (Tile3dRegs), so
+// the terms at its own column and rows (dx = 0 and dy inside its TB_CY rows: the z neighbours
+// of a star stencil) come from registers instead of shared memory. Level s computes its planes
+// into its queue; level 0's own cells were stored by other threads, so level 1 reads them once
+// per plane from the ring. A level's queue moves up Z planes after the level above consumed it,
+// before the level itself adds its new ones. The other threads need level s's plane only for the
+// terms off the own column, at most D = TB_RADIUS - TB_LAG planes away in z (0 for a star), so
+// the plane enters shared memory (and device tiling's scratch) from the queue TB_LAG planes
+// after it was computed, one iteration before those reads: levels 1 .. DEPTH-1 hold 2*Z + 2*D
+// planes (rounded up to a multiple of Z) instead of 2*Z + 2*R.
 //
 // Threads: TB_TX x TB_THREADS_Y; thread (tx, ty) owns the TB_CY consecutive rows ty*CY .. + CY - 1
 // of column tx, so TbStencil::apply_rows evaluates them reading each input once. A warp spans
@@ -59,21 +72,31 @@
 #define TB_PLANE (TB_PX * TB_PY)
 #define TB_THREADS_Y (TB_TY / TB_CY)
 #define TB_NT (TB_TX * TB_THREADS_Y)                    // threads per block
-#define TB_PHASES (TB_RING / TB_Z)
 #define TB_LOADS ((TB_PLANE + TB_NT - 1) / TB_NT)      // plane cells each thread loads
 #define TB_FRAME (TB_PLANE - TB_TX * TB_TY)             // halo frame cells of a plane
 #define TB_FLOADS ((TB_FRAME + TB_NT - 1) / TB_NT)     // frame cells each thread refills (devtile)
 
-// (v mod TB_RING) in 0 .. TB_RING-1 for any int v; folds to a constant when v is one.
-__device__ __forceinline__ constexpr int tile3d_slot(int v) { return ((v % TB_RING) + TB_RING) % TB_RING; }
+// Level 0 has TB_RING0 slots, every level above TB_RING (fewer where the register queue lets a
+// level's planes enter shared memory late, see TB_LAG). A round of TB_PHASES iterations advances
+// every level by a multiple of both, so each slot is the same constant in every round.
+__device__ __forceinline__ constexpr int tile3d_gcd(int a, int b) { return b ? tile3d_gcd(b, a % b) : a; }
+constexpr int TB_PHASES = TB_RING0 / tile3d_gcd(TB_RING0, TB_RING) * TB_RING / TB_Z;
+__device__ __forceinline__ constexpr int tile3d_ring(int level) { return level ? TB_RING : TB_RING0; }
+// Level s's ring, in reals from the first.
+__device__ __forceinline__ constexpr int tile3d_level(int s) {
+  return s ? (TB_RING0 + (s - 1) * TB_RING) * TB_PLANE : 0;
+}
+// (v mod ring) in 0 .. ring-1 for any int v; folds to a constant when v is one.
+__device__ __forceinline__ constexpr int tile3d_slot(int v, int ring) { return ((v % ring) + ring) % ring; }
 
 // Reads level s-1 around the thread's first cell, ring plane `rel` (before the mod); dy counts
 // rows from that cell. After inlining and unrolling every address is a constant offset.
 struct Tile3dAccess {
   const real* cell;  // the level's ring, at the thread's first cell, slot 0
+  int ring;          // its slots
   int rel;
   __device__ __forceinline__ real operator()(int dx, int dy, int dz) const {
-    return cell[tile3d_slot(rel + dz) * TB_PLANE + dy * TB_PX + dx];
+    return cell[tile3d_slot(rel + dz, ring) * TB_PLANE + dy * TB_PX + dx];
   }
 };
 
@@ -102,13 +125,31 @@ struct Tile3dThread {
 #endif
 };
 
-// Sum mode: per level 1 .. DEPTH, the partial sums of the 2R + 1 planes a thread is accumulating;
-// acc[s - 1][i][c] belongs to plane (the one completed next) + i, row c.
+// What a thread carries in registers from one iteration to the next. Sum mode: per level
+// 1 .. DEPTH, the partial sums of the 2R + 1 planes it is accumulating; acc[s - 1][i][c] belongs
+// to plane (the one completed next) + i, row c. Register queue: per level 0 .. DEPTH - 1, its own
+// cells of TB_QUEUE planes; q[s][i][c] is plane g - R + i, row c, where g is the first plane
+// level s + 1 computes in the iteration.
+#define TB_QUEUE (TB_Z + 2 * TB_RADIUS)
 template <int DEPTH>
-struct Tile3dSums {
+struct Tile3dRegs {
 #if TB_SUM
   real acc[DEPTH][2 * TB_RADIUS + 1][TB_CY];
+#elif TB_REGQ
+  real q[DEPTH][TB_QUEUE][TB_CY];
 #endif
+};
+
+// The ring read through the queue: level s-1 around the thread's first cell at ring plane
+// rel = g + j; its own column and rows come from q (plane g + j + dz is q[R + j + dz]).
+struct Tile3dQueueAccess {
+  Tile3dAccess ring;
+  const real (&q)[TB_QUEUE][TB_CY];
+  int j;
+  __device__ __forceinline__ real operator()(int dx, int dy, int dz) const {
+    if (dx == 0 && dy >= 0 && dy < TB_CY) return q[TB_RADIUS + j + dz][dy];
+    return ring(dx, dy, dz);
+  }
 };
 
 // Device tiling's scratch: per block, 2 parities x (DEPTH-1) levels x Z planes of TB_PLANE cells.
@@ -118,12 +159,30 @@ __device__ __forceinline__ constexpr int tile3d_scratch_plane(int level, int j) 
 }
 #define TB_SCRATCH_HALF ((DEPTH > 1 ? DEPTH - 1 : 1) * TB_Z * TB_PLANE)  // one parity of one block
 
+// Level s (1 .. DEPTH-1) plane `rel`, the j-th of the iteration k's Z new ones in shared memory:
+// the thread's cells, and device tiling's border cells to scratch for the neighbours' frames.
+template <int DEPTH>
+__device__ __forceinline__ void tile3d_publish(const Tile3dThread& t, int s, int rel, int j, int k,
+                                               const real (&v)[TB_CY]) {
+  real* level = t.cell + tile3d_level(s) + tile3d_slot(rel, TB_RING) * TB_PLANE;
+#pragma unroll
+  for (int c = 0; c < TB_CY; ++c) level[c * TB_PX] = v[c];
+#if TB_DEVTILE
+  if (t.border) {
+    real* sp = t.scratch + t.sblock + (k & 1) * TB_SCRATCH_HALF + tile3d_scratch_plane(s, j);
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c)
+      if ((t.border >> c) & 1u) __stcg(sp + c * TB_PX, v[c]);
+  }
+#endif
+}
+
 // One iteration k = k0 + PH. CHECK: test cells against the domain (first and last iterations,
 // edge tiles); otherwise only the output mask (the overlapped halo of smtile) is tested.
 template <int DEPTH, int PH, bool CHECK>
 __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS],
-                                                 Tile3dSums<DEPTH>& sums) {
-  constexpr int R = TB_RADIUS, Z = TB_Z, LEVEL = TB_RING * TB_PLANE;
+                                                 Tile3dRegs<DEPTH>& regs) {
+  constexpr int R = TB_RADIUS, Z = TB_Z;
   const int k = k0 + PH;
   const int base = k0 * Z;  // the plane in ring slot 0 during this round
 
@@ -131,7 +190,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
   // iteration's into the same registers; the loads complete while the levels compute.
 #pragma unroll
   for (int j = 0; j < Z; ++j) {
-    real* slot = t.load + tile3d_slot(PH * Z + j) * TB_PLANE;
+    real* slot = t.load + tile3d_slot(PH * Z + j, TB_RING0) * TB_PLANE;
 #pragma unroll
     for (int l = 0; l < TB_LOADS; ++l)
       if (l + 1 < TB_LOADS || t.goff[l] != -2) slot[l * TB_NT] = cur[j][l];
@@ -153,6 +212,17 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
   for (int s = DEPTH; s >= 1; --s) {
     const int rel0 = (PH - s) * Z - s * R;  // ring plane of the first plane computed now
     const int g = t.zoff + base + rel0;     // and its z
+    const Tile3dAccess below{t.cell + tile3d_level(s - 1), tile3d_ring(s - 1), 0};
+#if TB_REGQ
+    // Level 0's planes stored last iteration (rel0 + R ..) join its queue, read from the ring.
+    if (s == 1) {
+#pragma unroll
+      for (int j = 0; j < Z; ++j)
+#pragma unroll
+        for (int c = 0; c < TB_CY; ++c)
+          regs.q[0][2 * R + j][c] = t.cell[tile3d_slot(rel0 + R + j, TB_RING0) * TB_PLANE + c * TB_PX];
+    }
+#endif
 #pragma unroll
     for (int j = 0; j < Z; ++j) {
       const int gz = g + j;
@@ -160,8 +230,8 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
       real v[TB_CY];
 #if TB_SUM
       // Level s-1's plane g + j + R completes plane g + j; the sums move up one plane.
-      real (&acc)[2 * R + 1][TB_CY] = sums.acc[s - 1];
-      TbStencil::plane_sums<TB_CY>(Tile3dAccess{t.cell + (s - 1) * LEVEL, rel0 + j + R}, acc);
+      real (&acc)[2 * R + 1][TB_CY] = regs.acc[s - 1];
+      TbStencil::plane_sums<TB_CY>(Tile3dAccess{below.cell, below.ring, rel0 + j + R}, acc);
 #pragma unroll
       for (int c = 0; c < TB_CY; ++c) {
         v[c] = TbStencil::finish(acc[0][c]);
@@ -178,7 +248,11 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
                                                      : real(0);
       }
 #else
-      const Tile3dAccess u{t.cell + (s - 1) * LEVEL, rel0 + j};
+#if TB_REGQ
+      const Tile3dQueueAccess u{Tile3dAccess{below.cell, below.ring, rel0 + j}, regs.q[s - 1], j};
+#else
+      const Tile3dAccess u{below.cell, below.ring, rel0 + j};
+#endif
 #pragma unroll
       for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
       TbStencil::apply_rows<TB_CY>(u, v);
@@ -189,17 +263,12 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
       }
 #endif
       if (s < DEPTH) {
-        real* level = t.cell + s * LEVEL + tile3d_slot(rel0 + j) * TB_PLANE;
+#if TB_REGQ
+        // Level s's queue moved up already (level s + 1 came first); its planes 2R + j are new.
 #pragma unroll
-        for (int c = 0; c < TB_CY; ++c) level[c * TB_PX] = v[c];
-#if TB_DEVTILE
-        // Border cells go to scratch for the neighbours' frames.
-        if (t.border) {
-          real* sp = t.scratch + t.sblock + (k & 1) * TB_SCRATCH_HALF + tile3d_scratch_plane(s, j);
-#pragma unroll
-          for (int c = 0; c < TB_CY; ++c)
-            if ((t.border >> c) & 1u) __stcg(sp + c * TB_PX, v[c]);
-        }
+        for (int c = 0; c < TB_CY; ++c) regs.q[s][2 * R + j][c] = v[c];
+#else
+        tile3d_publish<DEPTH>(t, s, rel0 + j, j, k, v);
 #endif
       } else if (!CHECK || (gz >= t.z0 && gz < t.z1)) {
         real* op = t.out + (long)gz * t.plane_cells + t.cell_off;
@@ -208,6 +277,18 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
           if ((t.outmask >> c) & 1u) op[(long)c * t.nx] = v[c];
       }
     }
+#if TB_REGQ
+    // Level s's planes enter shared memory TB_LAG planes after they were computed.
+    if (s < DEPTH) {
+#pragma unroll
+      for (int j = 0; j < Z; ++j) tile3d_publish<DEPTH>(t, s, rel0 - TB_LAG + j, j, k, regs.q[s][2 * R - TB_LAG + j]);
+    }
+    // Level s consumed the level below's planes g - R .. g + Z - 1 - R: the queue moves up Z.
+#pragma unroll
+    for (int i = 0; i + Z < TB_QUEUE; ++i)
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c) regs.q[s - 1][i][c] = regs.q[s - 1][i + Z][c];
+#endif
   }
 
 #if TB_DEVTILE
@@ -219,7 +300,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
     for (int s = 1; s < DEPTH; ++s)
 #pragma unroll
       for (int j = 0; j < Z; ++j) {
-        real* plane = t.rings + s * LEVEL + tile3d_slot((PH - s) * Z - s * R + j) * TB_PLANE;
+        real* plane = t.rings + tile3d_level(s) + tile3d_slot((PH - s) * Z - s * R - TB_LAG + j, TB_RING) * TB_PLANE;
         const real* sp = t.scratch + (k & 1) * TB_SCRATCH_HALF + tile3d_scratch_plane(s, j);
 #pragma unroll
         for (int l = 0; l < TB_FLOADS; ++l)
@@ -233,7 +314,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
 // Unrolls the TB_PHASES iterations of one round, each with or without checks.
 template <int DEPTH, int PH>
 __device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real (&cur)[TB_Z][TB_LOADS],
-                                             Tile3dSums<DEPTH>& sums) {
+                                             Tile3dRegs<DEPTH>& regs) {
   if constexpr (PH < TB_PHASES) {
     constexpr int R = TB_RADIUS, Z = TB_Z;
     const int k = k0 + PH;
@@ -242,10 +323,10 @@ __device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real
     const int first = t.zoff + (k - DEPTH) * Z - DEPTH * R;  // level DEPTH's first plane now
     const bool steady = t.tile_interior && first >= t.z0 && first + Z <= t.z1 && t.zoff + (k + 2) * Z <= t.nz;
     if (steady)
-      tile3d_iteration<DEPTH, PH, false>(t, k0, cur, sums);
+      tile3d_iteration<DEPTH, PH, false>(t, k0, cur, regs);
     else
-      tile3d_iteration<DEPTH, PH, true>(t, k0, cur, sums);
-    tile3d_round<DEPTH, PH + 1>(t, k0, cur, sums);
+      tile3d_iteration<DEPTH, PH, true>(t, k0, cur, regs);
+    tile3d_round<DEPTH, PH + 1>(t, k0, cur, regs);
   }
 }
 
@@ -352,16 +433,24 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
       cur[j][l] = (t.goff[l] >= 0 && t.zoff + j < nz)
                       ? __ldg(in + (long)(t.zoff + j) * t.plane_cells + t.goff[l]) : real(0);
 
-  Tile3dSums<DEPTH> sums;
+  Tile3dRegs<DEPTH> regs;
 #if TB_SUM
 #pragma unroll
   for (int s = 0; s < DEPTH; ++s)
 #pragma unroll
     for (int i = 0; i <= 2 * R; ++i)
 #pragma unroll
-      for (int c = 0; c < TB_CY; ++c) sums.acc[s][i][c] = real(0);
+      for (int c = 0; c < TB_CY; ++c) regs.acc[s][i][c] = real(0);
+#elif TB_REGQ
+  // Like the ring's slots, the queue's planes before the first ones computed are never used.
+#pragma unroll
+  for (int s = 0; s < DEPTH; ++s)
+#pragma unroll
+    for (int i = 0; i < TB_QUEUE; ++i)
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c) regs.q[s][i][c] = real(0);
 #endif
-  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) tile3d_round<DEPTH, 0>(t, k0, cur, sums);
+  for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) tile3d_round<DEPTH, 0>(t, k0, cur, regs);
 }
 
 // Low occupancy by design: the registers of TB_BPS blocks per SM (device tiling: all tiles resident).

@@ -137,5 +137,26 @@ TEST(Nvrtc, EveryConfigCompilesForEveryStrategy) {
   EXPECT_GE(compiled, 40);
 }
 
+// The 3D modes besides the default ring, for every 3D config (sm_90, double): the register
+// queue and, for affine stencils, partial sums, in both 3D strategies.
+TEST(Nvrtc, EveryThreeDModeCompiles) {
+  int compiled = 0;
+  for (const std::string& path : test::config_paths()) {
+    const Problem p = make_problem(load_spec(path));
+    if (p.dims() != 3) continue;
+    for (const char* name : {"smtile3d", "devtile3d"})
+      for (const Params& mode : {Params{{"rq", 1}}, Params{{"sum", 1}}}) {
+        if (mode.count("sum") && !p.stencil.linear) continue;
+        const Strategy* s = find_strategy(name);
+        SCOPED_TRACE(path + " " + name + " " + params_text(mode));
+        const CompiledModule m = compile_cuda(s->source(p, s->complete(p, mode)), "sm_90");
+        ASSERT_TRUE(m.kernels.count(kFullKernel));
+        EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+        ++compiled;
+      }
+  }
+  EXPECT_GE(compiled, 20);
+}
+
 }  // namespace
 }  // namespace tbtune

@@ -186,14 +186,15 @@ TEST_F(Gpu, NaiveMatchesCpuReference) {
     }
 }
 
-// A 3D point without `sum` once per mode the stencil allows: the ring (any stencil) and partial
-// sums (affine stencils only). Other points as they are.
+// A 3D point without `sum` once per mode the stencil allows: the ring (any stencil), the ring
+// with the register queue (rq) and partial sums (affine stencils only). Other points as they are.
 std::vector<Params> with_sum_modes(const Problem& p, const std::string& strategy, const Params& given) {
   if ((strategy != "smtile3d" && strategy != "devtile3d") || given.count("sum")) return {given};
   std::vector<Params> out;
-  for (int sum = 0; sum <= (p.stencil.linear ? 1 : 0); ++sum) {
+  for (int mode = 0; mode <= (p.stencil.linear ? 2 : 1); ++mode) {
     Params k = given;
-    k["sum"] = sum;
+    k["sum"] = mode == 2;
+    k["rq"] = mode == 1;
     out.push_back(k);
   }
   return out;

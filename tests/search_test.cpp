@@ -6,6 +6,7 @@
 #include "model/device_profile.hpp"
 #include "model/model.hpp"
 #include "test_util.hpp"
+#include "tuner/error.hpp"
 
 namespace tbtune {
 namespace {
@@ -159,6 +160,45 @@ TEST(Search, DeviceTilingStepKernelHasNoGridSyncs) {
   EXPECT_EQ(s.model_terms(p, s.step_params(k), d).syncs_per_pass, 0.0);
   EXPECT_EQ(predict(s.model_terms(p, s.step_params(k), d), p, d).V_sync, 1.0);
   EXPECT_LT(predict_candidate(s, p, k, d).V_steps, 1.0);  // 20 = 6 x 3 + 2
+}
+
+// The register queue (rq=1, templates/tile3d.cuh): the thread's own column comes from registers,
+// so fewer shared-memory reads; a star stencil's planes above level 0 are read in shared memory
+// only at dz = 0, so those levels hold 2z planes instead of 2z + 2R; a box reads every dz off
+// the own column and keeps its rings. Parameters stored before rq existed mean rq=0.
+TEST(Search, RegisterQueueSavesSharedMemory) {
+  const Strategy& s = *find_strategy("smtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  const auto problem = [](const char* spec) {
+    return test::small_problem(test::source_dir() + "/configs/" + spec, DType::Double, {384, 352, 512}, 20);
+  };
+  const Problem star = problem("j3d7pt.yaml"), box = problem("j3d27pt.yaml");
+  Params k{{"t", 4}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}, {"rq", 0}};
+  const ModelTerms ring = s.model_terms(star, k, d);
+  Params legacy = k;
+  legacy.erase("rq");
+  EXPECT_EQ(s.model_terms(star, legacy, d).smem_bytes, ring.smem_bytes);
+  k["rq"] = 1;
+  const ModelTerms queue = s.model_terms(star, k, d);
+  const long plane = 34 * 34 * 8;
+  EXPECT_EQ(ring.smem_bytes, 4 * 4 * plane);            // ring_slots(1, 1) = 4 per level
+  EXPECT_EQ(queue.smem_bytes, (4 + 3 * 2) * plane);     // level 0 keeps 4, the others 2
+  // 7-point star, 2 rows: per 2 cells 6 reads (dz = 0, off the own column) instead of 12, plus
+  // level 0's own cells once per plane (1/t).
+  EXPECT_NEAR(ring.a_sm, 12.0 / 2 + 1 + 1.0 / 4, 1e-12);
+  EXPECT_NEAR(queue.a_sm, 6.0 / 2 + 1.0 / 4 + 1 + 1.0 / 4, 1e-12);
+  EXPECT_GT(queue.regs_per_thread, 64);
+  EXPECT_EQ(s.model_terms(box, k, d).smem_bytes, s.model_terms(box, legacy, d).smem_bytes);
+  // The generated kernel gets both rings and the lag of the star's planes (R - 0).
+  const std::string src = s.source(star, k);
+  EXPECT_NE(src.find("#define TB_RING0 4\n#define TB_RING 2\n#define TB_LAG 1\n"), std::string::npos);
+
+  Params both = k;
+  both["sum"] = 1;
+  EXPECT_THROW(s.complete(star, both), UsageError);
+  Params bad = k;
+  bad["rq"] = 2;
+  EXPECT_THROW(s.complete(star, bad), UsageError);
 }
 
 // A candidate deeper than the run would only ever launch its step kernel: left out.

@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     gx = (nx - 2 * R + TX - 2 * (depth - 1) * R - 1) / (TX - 2 * (depth - 1) * R);
     gy = (ny - 2 * R + TY - 2 * (depth - 1) * R - 1) / (TY - 2 * (depth - 1) * R);
 #endif
-    const long smem = (long)depth * TB_RING * (TX + 2 * R) * (TY + 2 * R) * sizeof(real);
+    const long smem = (long)(TB_RING0 + (depth - 1) * TB_RING) * (TX + 2 * R) * (TY + 2 * R) * sizeof(real);
     const long scratch_n = (long)gx * gy * 2 * std::max(depth - 1, 0) * TB_Z * (TX + 2 * R) * (TY + 2 * R);
     std::vector<real> scratch(scratch_n + 1, real(NAN));
     gridDim = {gx, gy, TB_DEVTILE ? 1u : segs}; blockDim = {(unsigned)TX, (unsigned)NTY, 1};

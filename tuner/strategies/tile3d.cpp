@@ -5,10 +5,13 @@
 // thread in y), z (planes per iteration; device tiling synchronises once per z planes), bps (blocks
 // per SM the kernel is compiled for: its launch bounds; device tiling needs tiles <= bps x SMs),
 // sum (1: partial sums in registers and 2 z planes of shared memory per level, affine stencils
-// only; 0: a ring of planes per level, any stencil).
+// only; 0: a ring of planes per level, any stencil), rq (ring only; 1: each thread also keeps its
+// own cells of the last z + 2R planes of every level in registers, so its own column's terms skip
+// shared memory).
 #include "tuner/strategies/strategies.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <tuple>
 
@@ -26,25 +29,55 @@ namespace {
 // the t - 1 levels above it lose R per side each (templates/tile3d.cuh).
 int valid_side(int tile, int t, int radius) { return tile - 2 * (t - 1) * radius; }
 
-// Planes per level: sum mode holds the z planes being read and the z being written; the ring
-// also holds the radius around the ones being read.
-int level_slots(int z, int radius, bool sum) { return sum ? 2 * z : ring_slots(z, radius); }
+// The register queue's flag; parameters stored before it existed (a cache's older winners) are
+// the ring without it.
+int register_queue(const Params& k) { return k.count("rq") ? k.at("rq") : 0; }
 
-long smem_bytes(const Problem& p, int depth, int tx, int ty, int z, bool sum) {
+// How far in z a stencil reaches off the own column: the largest |dz| of a point with dx or dy
+// not 0 (0 for a star, the radius for a box).
+int off_column_reach(const Stencil& s) {
+  int d = 0;
+  for (const Offset& o : s.points)
+    if (o[0] != 0 || o[1] != 0) d = std::max(d, std::abs(o[2]));
+  return d;
+}
+
+// The planes of each level's ring (templates/tile3d.cuh). Sum mode holds the z planes being read
+// and the z being written; the ring also holds the radius around the ones being read. With the
+// register queue, levels above 0 need in shared memory only the planes read off the own column:
+// each enters `lag` planes after it was computed.
+struct Rings {
+  int level0, above, lag;
+};
+Rings rings(const Problem& p, int z, bool sum, bool rq) {
   const int r = p.stencil.radius;
-  return long(depth) * level_slots(z, r, sum) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
+  if (sum) return {2 * z, 2 * z, 0};
+  if (!rq) return {ring_slots(z, r), ring_slots(z, r), 0};
+  const int d = off_column_reach(p.stencil);
+  return {ring_slots(z, r), ring_slots(z, d), r - d};
+}
+
+long smem_bytes(const Problem& p, int depth, int tx, int ty, int z, bool sum, bool rq) {
+  const int r = p.stencil.radius;
+  const Rings g = rings(p, z, sum, rq);
+  return long(g.level0 + (depth - 1) * g.above) * (tx + 2 * r) * (ty + 2 * r) * dtype_bytes(p.dtype);
 }
 
 // Shared-memory loads per cell: a thread evaluates its cy consecutive cells (y) of one plane at
 // once (apply_rows), reading each distinct neighbour once; the z planes of an iteration are
 // evaluated one after the other, interleaved with stores, so they do not share reads. In sum
 // mode a thread reads each plane once for all the planes it contributes to: the distinct
-// (dx, dy) columns count, not the points.
-double smem_loads_per_cell(const Stencil& s, int cy, bool sum) {
+// (dx, dy) columns count, not the points. With the register queue the thread's own column and
+// rows come from registers, and level 0's own cells are read once per plane (1 / t per level).
+double smem_loads_per_cell(const Stencil& s, int t, int cy, bool sum, bool rq) {
   std::set<std::tuple<int, int, int>> cells;
   for (const Offset& o : s.points)
-    for (int c = 0; c < cy; ++c) cells.insert({o[0], c + o[1], sum ? 0 : o[2]});
-  return double(cells.size()) / cy;
+    for (int c = 0; c < cy; ++c) {
+      const int row = c + o[1];
+      if (rq && o[0] == 0 && row >= 0 && row < cy) continue;
+      cells.insert({o[0], row, sum ? 0 : o[2]});
+    }
+  return double(cells.size()) / cy + (rq ? 1.0 / t : 0.0);
 }
 
 class Tile3d final : public Strategy {
@@ -53,8 +86,8 @@ class Tile3d final : public Strategy {
   std::string name() const override { return devtile_ ? "devtile3d" : "smtile3d"; }
   std::string summary() const override {
     return devtile_ ? "3D device tiling: all blocks resident, halo exchange + one grid sync per plane "
-                      "group; params t, tx, ty, cy, z, bps, sum"
-                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z, bps, sum";
+                      "group; params t, tx, ty, cy, z, bps, sum, rq"
+                    : "3D overlapped SM tiling streaming in z (3.5-D); params t, tx, ty, cy, z, bps, sum, rq";
   }
   bool supports(const Problem& p) const override { return p.dims() == 3; }
 
@@ -64,7 +97,7 @@ class Tile3d final : public Strategy {
     // Fewer than 128 threads (4 warps) cannot hide shared-memory and FMA latency at one block per
     // SM; tx stays a multiple of 32 so a warp spans x (conflict-free shared-memory rows). Sum
     // mode's candidates past the register file are in the space but do not fit (model_terms).
-    for (int sum = 0; sum <= (sum_mode_possible(p) ? 1 : 0); ++sum)
+    for (const auto& [sum, rq] : modes(p))
       for (int tx : {32, 64})
         for (int ty : {8, 16, 32, 64})
           for (int cy : {2, 4, 8})
@@ -72,14 +105,15 @@ class Tile3d final : public Strategy {
               const int threads = tx * ty / cy;
               if (ty % cy || threads < 128 || threads > 1024) continue;
               for (int t = 1; t <= 16; ++t) {
-                const long smem = smem_bytes(p, t, tx, ty, z, sum);
+                const long smem = smem_bytes(p, t, tx, ty, z, sum, rq);
                 if (smem > d.smem_per_block) break;
                 if (!devtile_ && (valid_side(tx, t, r) < tx / 4 || valid_side(ty, t, r) < ty / 4)) break;
                 const int fit = blocks_per_sm(d, smem, threads);
                 // Device tiling: exactly the blocks per SM that make every tile resident.
                 const int lo = devtile_ ? devtile_bps(p, d, tx, ty) : 1, hi = devtile_ ? lo : 2;
                 for (int bps = lo; bps <= std::min(hi, fit); ++bps)
-                  out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}, {"sum", sum}});
+                  out.push_back({{"t", t}, {"tx", tx}, {"ty", ty}, {"cy", cy}, {"z", z}, {"bps", bps}, {"sum", sum},
+                                 {"rq", rq}});
               }
             }
     return out;
@@ -88,10 +122,10 @@ class Tile3d final : public Strategy {
   Params complete(const Problem& p, const Params& given) const override {
     // Device tiling of the specs' 384 x 352 planes in 32 x 16 tiles: 264 blocks, 2 per SM.
     Params k{{"t", devtile_ ? 4 : 2}, {"tx", 32}, {"ty", devtile_ ? 16 : 32}, {"cy", 4}, {"z", 1},
-             {"bps", devtile_ ? 2 : 1}, {"sum", 0}};
+             {"bps", devtile_ ? 2 : 1}, {"sum", 0}, {"rq", 0}};
     for (const auto& [n, v] : given) {
       if (!k.count(n))
-        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z, bps, sum)", name(), n));
+        throw UsageError(fmt::format("strategy '{}' has no parameter '{}' (t, tx, ty, cy, z, bps, sum, rq)", name(), n));
       k[n] = v;
     }
     const int r = p.stencil.radius;
@@ -105,6 +139,10 @@ class Tile3d final : public Strategy {
     if (k["sum"] && !sum_mode_possible(p))
       throw UsageError(name() + ": sum=1 needs an affine stencil (a sum of coefficient x u[...] terms "
                                 "plus a constant); this one is not, use sum=0");
+    if (k["rq"] != 0 && k["rq"] != 1)
+      throw UsageError(name() + ": rq is 0 (every read from shared memory) or 1 (a register queue of own cells)");
+    if (k["rq"] && k["sum"])
+      throw UsageError(name() + ": rq=1 is for the ring of planes (sum=0); partial sums keep registers of their own");
     if (!devtile_ && (valid_side(k["tx"], k["t"], r) < 1 || valid_side(k["ty"], k["t"], r) < 1))
       throw UsageError(fmt::format("{}: a {}x{} tile leaves no valid cells at t {} and radius {}",
                                    name(), k["tx"], k["ty"], k["t"], r));
@@ -119,12 +157,12 @@ class Tile3d final : public Strategy {
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
-    const bool sum = k.at("sum");
+    const bool sum = k.at("sum"), rq = register_queue(k);
     const int r = p.stencil.radius;
     ModelTerms m;
     m.depth = t;
     // Reads of the level below, one store, and the input plane stored once per pass.
-    m.a_sm = smem_loads_per_cell(p.stencil, cy, sum) + 1 + 1.0 / t;
+    m.a_sm = smem_loads_per_cell(p.stencil, t, cy, sum, rq) + 1 + 1.0 / t;
     m.a_cmp = p.stencil.flops;
     if (devtile_) {
       // In and out once per pass, plus each fused level's tile border written and read back by
@@ -146,8 +184,9 @@ class Tile3d final : public Strategy {
       m.a_gm = double(tx + 2 * r) * (ty + 2 * r) / (double(tx) * ty) + v;
       m.valid = v * busy;
     }
-    m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum);
-    if (sum) m.regs_per_thread = sum_mode_regs(p, t, cy);
+    m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum, rq);
+    if (sum) m.regs_per_thread = held_regs(p, t * (2 * r + 1) * cy);
+    if (rq) m.regs_per_thread = held_regs(p, t * (z + 2 * r) * cy);
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
     // The ring's z planes of an iteration are independent work. Sum mode's are not: each plane's
@@ -162,11 +201,12 @@ class Tile3d final : public Strategy {
   }
 
   std::string source(const Problem& p, const Params& k) const override {
+    const Rings g = rings(p, k.at("z"), k.at("sum"), register_queue(k));
     return assemble_source(p,
                            {{"TB_DEVTILE", devtile_ ? 1 : 0}, {"TB_DEPTH", k.at("t")},
                             {"TB_TX", k.at("tx")}, {"TB_TY", k.at("ty")}, {"TB_CY", k.at("cy")},
-                            {"TB_Z", k.at("z")}, {"TB_SUM", k.at("sum")},
-                            {"TB_RING", level_slots(k.at("z"), p.stencil.radius, k.at("sum"))},
+                            {"TB_Z", k.at("z")}, {"TB_SUM", k.at("sum")}, {"TB_REGQ", register_queue(k)},
+                            {"TB_RING0", g.level0}, {"TB_RING", g.above}, {"TB_LAG", g.lag},
                             {"TB_BPS", k.at("bps")}},
                            "tile3d.cuh");
   }
@@ -177,7 +217,7 @@ class Tile3d final : public Strategy {
     const int tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
     Launch l;
     l.block = {unsigned(tx), unsigned(ty / cy), 1};
-    l.dynamic_smem = std::size_t(smem_bytes(p, depth, tx, ty, z, k.at("sum")));
+    l.dynamic_smem = std::size_t(smem_bytes(p, depth, tx, ty, z, k.at("sum"), register_queue(k)));
     if (devtile_) {
       l.grid = {ceil_div(p.domain[0], tx), ceil_div(p.domain[1], ty), 1};
       l.cooperative = true;
@@ -194,14 +234,22 @@ class Tile3d final : public Strategy {
   }
 
  private:
-  // Registers per thread in sum mode: the 2R + 1 partial sums of each of its cy rows at each of
-  // the t levels, plus what the thread keeps anyway. Fitted to ptxas' counts for j3d7pt double
-  // (sm_90, cy 4, t 1 .. 6: 94 .. 246 registers): about 64 + 1.3 x the sums' registers, the
-  // extra 0.3 being each level's own temporaries. Candidates past the register file are dropped
-  // before compiling instead of being compiled and pruned for spilling.
-  static int sum_mode_regs(const Problem& p, int t, int cy) {
+  // Registers per thread that hold `values` reals from one iteration to the next (sum mode: the
+  // 2R + 1 partial sums of each of its cy rows at each of the t levels; the register queue: z + 2R
+  // planes of them), plus what the thread keeps anyway. Fitted to ptxas' counts for sum mode,
+  // j3d7pt double (sm_90, cy 4, t 1 .. 6: 94 .. 246 registers): about 64 + 1.3 x the held
+  // registers, the extra 0.3 being each level's own temporaries. Candidates past the register file
+  // are dropped before compiling instead of being compiled and pruned for spilling.
+  static int held_regs(const Problem& p, int values) {
     const int words = p.dtype == DType::Double ? 2 : 1;
-    return 64 + int(1.3 * t * (2 * p.stencil.radius + 1) * cy * words);
+    return 64 + int(1.3 * values * words);
+  }
+  // The (sum, rq) modes the space holds: the ring with and without the register queue, and
+  // partial sums where the stencil is affine.
+  static std::vector<std::pair<int, int>> modes(const Problem& p) {
+    std::vector<std::pair<int, int>> m{{0, 0}, {0, 1}};
+    if (sum_mode_possible(p)) m.push_back({1, 0});
+    return m;
   }
   // Partial sums need the stencil as a sum of terms (the 3D case is checked by supports()).
   static bool sum_mode_possible(const Problem& p) { return p.stencil.linear.has_value(); }
