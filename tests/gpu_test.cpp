@@ -223,12 +223,17 @@ std::vector<Params> points_for(const std::string& strategy) {
   return {{}};
 }
 
-TEST_F(Gpu, EveryStrategyMatchesNaive) {
+// One test per spec file (Specs/EveryStrategyMatchesNaive.Run/j3d7pt ...), so that a GPU run
+// can take a part with --gtest_filter.
+class EveryStrategyMatchesNaive : public Gpu, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(EveryStrategyMatchesNaive, Run) {
   const long steps = 11;  // not a multiple of 3, 4 or 5: the remainder kernel runs too
   // NVRTC takes seconds per 3D candidate: every point of a problem is compiled on a thread pool
   // (all cores) before the GPU runs them one after the other.
   ThreadPool pool;
-  for (const std::string& path : spec_paths())
+  const std::string path = GetParam();
+  {
     for (DType dtype : {DType::Double, DType::Float}) {
       const Problem p0 = make_problem(load_spec(path));
       const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), true), steps);
@@ -297,7 +302,13 @@ TEST_F(Gpu, EveryStrategyMatchesNaive) {
       for (const auto& [name, count] : ran)
         EXPECT_GT(count, 0) << path << " " << dtype_name(dtype) << ": no point of " << name << " fits";
     }
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Specs, EveryStrategyMatchesNaive, ::testing::ValuesIn(spec_paths()),
+                         [](const ::testing::TestParamInfo<std::string>& spec) {
+                           return std::filesystem::path(spec.param).stem().string();
+                         });
 
 TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
   const auto dir = std::filesystem::temp_directory_path() / ("tbtune_gpu_test_" + std::to_string(::getpid()));
