@@ -193,6 +193,12 @@ TEST(Search, RegisterQueueSavesSharedMemory) {
   const std::string src = s.source(star, k);
   EXPECT_NE(src.find("#define TB_RING0 4\n#define TB_RING 2\n#define TB_LAG 1\n"), std::string::npos);
 
+  // The levels above 0 never unroll more iterations than level 0's ring: at z = 2 the star's 4
+  // planes do not divide level 0's 6, so they keep 6.
+  k["z"] = 2;
+  EXPECT_NE(s.source(star, k).find("#define TB_RING0 6\n#define TB_RING 6\n"), std::string::npos);
+  k["z"] = 1;
+
   Params both = k;
   both["sum"] = 1;
   EXPECT_THROW(s.complete(star, both), UsageError);

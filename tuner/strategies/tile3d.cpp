@@ -53,8 +53,13 @@ Rings rings(const Problem& p, int z, bool sum, bool rq) {
   const int r = p.stencil.radius;
   if (sum) return {2 * z, 2 * z, 0};
   if (!rq) return {ring_slots(z, r), ring_slots(z, r), 0};
-  const int d = off_column_reach(p.stencil);
-  return {ring_slots(z, r), ring_slots(z, d), r - d};
+  // The template unrolls lcm(level0, above) / z iterations (twice, with and without checks), so
+  // `above` must divide level 0's ring: otherwise NVRTC's time grows with the lcm (radius 4 at
+  // z = 1: 75 s instead of 5 s). The least such multiple of z that holds the 2z + 2D planes.
+  const int d = off_column_reach(p.stencil), level0 = ring_slots(z, r);
+  int above = ring_slots(z, d);
+  while (level0 % above) above += z;
+  return {level0, above, r - d};
 }
 
 long smem_bytes(const Problem& p, int depth, int tx, int ty, int z, bool sum, bool rq) {
