@@ -43,7 +43,8 @@
 // terms off the own column, at most D = TB_RADIUS - TB_LAG planes away in z (0 for a star), so
 // the plane enters shared memory (and device tiling's scratch) from the queue TB_LAG planes
 // after it was computed, one iteration before those reads: levels 1 .. DEPTH-1 hold 2*Z + 2*D
-// planes (rounded up to a multiple of Z) instead of 2*Z + 2*R.
+// planes instead of 2*Z + 2*R (rounded up to a multiple of Z that divides level 0's ring, so
+// that TB_PHASES stays level 0's).
 //
 // Threads: TB_TX x TB_THREADS_Y; thread (tx, ty) owns the TB_CY consecutive rows ty*CY .. + CY - 1
 // of column tx, so TbStencil::apply_rows evaluates them reading each input once. A warp spans
