@@ -241,75 +241,73 @@ TEST_P(EveryStrategyMatchesNaive, Run) {
   // (all cores) before the GPU runs them one after the other.
   ThreadPool pool;
   const std::string path = GetParam();
-  {
-    for (DType dtype : {DType::Double, DType::Float}) {
-      const Problem p0 = make_problem(load_spec(path));
-      const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), true), steps);
-      struct Point {
-        const Strategy* strategy;
-        Params params;
-        std::string what;
-        std::future<CompiledModule> module;
-      };
-      std::vector<Point> points;
-      std::map<std::string, int> ran;
-      for (const auto& s : strategies()) {
-        if (s->name() == "naive" || !s->supports(p)) continue;
-        ran[s->name()] = 0;
-        for (const Params& point : points_for(s->name()))
-          for (const Params& given : with_sum_modes(p, s->name(), point)) {
-            Point pt{s.get(), {}, path + " " + dtype_name(dtype) + " " + s->name(), {}};
-            try {
-              pt.params = s->complete(p, given);
-            } catch (const Error& e) {
-              std::printf("  skipped %s %s: %s\n", pt.what.c_str(), params_text(given).c_str(), e.what());
-              continue;
-            }
-            pt.what += " " + params_text(pt.params);
-            const std::string source = s->source(p, pt.params);
-            pt.module = pool.submit([source, arch = arch()] { return compile_cuda(source, arch); });
-            points.push_back(std::move(pt));
+  for (DType dtype : {DType::Double, DType::Float}) {
+    const Problem p0 = make_problem(load_spec(path));
+    const Problem p = test::small_problem(path, dtype, odd_domain(p0.dims(), true), steps);
+    struct Point {
+      const Strategy* strategy;
+      Params params;
+      std::string what;
+      std::future<CompiledModule> module;
+    };
+    std::vector<Point> points;
+    std::map<std::string, int> ran;
+    for (const auto& s : strategies()) {
+      if (s->name() == "naive" || !s->supports(p)) continue;
+      ran[s->name()] = 0;
+      for (const Params& point : points_for(s->name()))
+        for (const Params& given : with_sum_modes(p, s->name(), point)) {
+          Point pt{s.get(), {}, path + " " + dtype_name(dtype) + " " + s->name(), {}};
+          try {
+            pt.params = s->complete(p, given);
+          } catch (const Error& e) {
+            std::printf("  skipped %s %s: %s\n", pt.what.c_str(), params_text(given).c_str(), e.what());
+            continue;
           }
-      }
-      Runner runner(p, device_, kDefaultSeed);
-      const auto reference = run_naive(p, runner, arch());
-      const DeviceBuffer reference_dev = on_device(reference);
-      for (Point& pt : points) {
-        SCOPED_TRACE(pt.what);
-        try {
-          const CompiledModule m = pt.module.get();
-          std::vector<unsigned char> got;
-          const Measurement r = runner.measure(*pt.strategy, pt.params, m, &reference_dev, kOnce, &got);
-          EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, got, reference);
-          // The GPU comparison the tuner uses agrees with the host one.
-          EXPECT_EQ(r.max_error, max_error(dtype, got.data(), reference.data(), std::size_t(p.total_cells())));
-          if (r.max_error > tolerance(dtype)) {
-            // Locate the fault: one full pass only, run twice (a race or an uninitialised read
-            // shows as two different results).
-            Problem one = p;
-            one.steps = pt.strategy->depth(pt.params);
-            Runner r1(one, device_, kDefaultSeed);
-            const auto ref1 = run_naive(one, r1, arch());
-            std::vector<unsigned char> first, second;
-            (void)r1.measure(*pt.strategy, pt.params, m, nullptr, kOnce, &first);
-            (void)r1.measure(*pt.strategy, pt.params, m, nullptr, kOnce, &second);
-            ADD_FAILURE() << "one pass: " << describe_mismatch(one, first, ref1)
-                          << (first == second ? "; repeatable" : "; NOT repeatable");
-          }
-          ++ran[pt.strategy->name()];
-        } catch (const CudaError& e) {
-          ADD_FAILURE() << pt.what << ": " << e.what();
-        } catch (const CompileError& e) {
-          ADD_FAILURE() << pt.what << ": " << e.what();
-        } catch (const Error& e) {
-          // Too large for this device (shared memory, co-residency): a `resources` trial in a
-          // tune, not a wrong kernel.
-          std::printf("  skipped %s: %s\n", pt.what.c_str(), e.what());
+          pt.what += " " + params_text(pt.params);
+          const std::string source = s->source(p, pt.params);
+          pt.module = pool.submit([source, arch = arch()] { return compile_cuda(source, arch); });
+          points.push_back(std::move(pt));
         }
-      }
-      for (const auto& [name, count] : ran)
-        EXPECT_GT(count, 0) << path << " " << dtype_name(dtype) << ": no point of " << name << " fits";
     }
+    Runner runner(p, device_, kDefaultSeed);
+    const auto reference = run_naive(p, runner, arch());
+    const DeviceBuffer reference_dev = on_device(reference);
+    for (Point& pt : points) {
+      SCOPED_TRACE(pt.what);
+      try {
+        const CompiledModule m = pt.module.get();
+        std::vector<unsigned char> got;
+        const Measurement r = runner.measure(*pt.strategy, pt.params, m, &reference_dev, kOnce, &got);
+        EXPECT_LE(r.max_error, tolerance(dtype)) << describe_mismatch(p, got, reference);
+        // The GPU comparison the tuner uses agrees with the host one.
+        EXPECT_EQ(r.max_error, max_error(dtype, got.data(), reference.data(), std::size_t(p.total_cells())));
+        if (r.max_error > tolerance(dtype)) {
+          // Locate the fault: one full pass only, run twice (a race or an uninitialised read
+          // shows as two different results).
+          Problem one = p;
+          one.steps = pt.strategy->depth(pt.params);
+          Runner r1(one, device_, kDefaultSeed);
+          const auto ref1 = run_naive(one, r1, arch());
+          std::vector<unsigned char> first, second;
+          (void)r1.measure(*pt.strategy, pt.params, m, nullptr, kOnce, &first);
+          (void)r1.measure(*pt.strategy, pt.params, m, nullptr, kOnce, &second);
+          ADD_FAILURE() << "one pass: " << describe_mismatch(one, first, ref1)
+                        << (first == second ? "; repeatable" : "; NOT repeatable");
+        }
+        ++ran[pt.strategy->name()];
+      } catch (const CudaError& e) {
+        ADD_FAILURE() << pt.what << ": " << e.what();
+      } catch (const CompileError& e) {
+        ADD_FAILURE() << pt.what << ": " << e.what();
+      } catch (const Error& e) {
+        // Too large for this device (shared memory, co-residency): a `resources` trial in a
+        // tune, not a wrong kernel.
+        std::printf("  skipped %s: %s\n", pt.what.c_str(), e.what());
+      }
+    }
+    for (const auto& [name, count] : ran)
+      EXPECT_GT(count, 0) << path << " " << dtype_name(dtype) << ": no point of " << name << " fits";
   }
 }
 

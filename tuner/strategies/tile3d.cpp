@@ -73,7 +73,7 @@ long smem_bytes(const Problem& p, int depth, int tx, int ty, int z, bool sum, bo
 // evaluated one after the other, interleaved with stores, so they do not share reads. In sum
 // mode a thread reads each plane once for all the planes it contributes to: the distinct
 // (dx, dy) columns count, not the points. With the register queue the thread's own column and
-// rows come from registers, and level 0's own cells are read once per plane (1 / t per level).
+// rows come from registers, and level 0's own cells are read once per plane (1 / t per step).
 double smem_loads_per_cell(const Stencil& s, int t, int cy, bool sum, bool rq) {
   std::set<std::tuple<int, int, int>> cells;
   for (const Offset& o : s.points)
