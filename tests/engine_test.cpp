@@ -266,6 +266,23 @@ TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
   expect_tally(r2.tally, {1, 4, 0, 0, 0});
 }
 
+TEST_F(EngineTest, PrunesLocalMemoryWithoutSpills) {
+  resources_[source(1)] = KernelResources{32, 0, 0, 144, 0};  // a stack frame, no spills
+  FakeMeasurer m;
+  const EngineResult r = run(m, options());
+  EXPECT_EQ(r.trials[1].status, TrialStatus::Skipped);
+  EXPECT_NE(r.trials[1].message.find("144 bytes in local memory"), std::string::npos) << r.trials[1].message;
+  for (const auto& call : m.calls) EXPECT_NE(call.first, 1);
+  expect_tally(r.tally, {4, 0, 1, 0, 0});
+
+  // --allow-spills times it too.
+  FakeMeasurer again;
+  EngineOptions o = options();
+  o.allow_spills = true;
+  const EngineResult r2 = run(again, o);
+  EXPECT_EQ(r2.trials[1].status, TrialStatus::Ok);
+}
+
 TEST_F(EngineTest, WrongResultIsATrialNotAWinner) {
   FakeMeasurer m;
   MeasureOutcome wrong;
