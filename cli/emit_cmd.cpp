@@ -52,8 +52,9 @@ int run_emit(const EmitArgs& a) {
                      {"smem_bytes", k.smem_bytes}};
     if (!a.json)
       report << fmt::format("{}: {} registers, {} bytes spill stores, {} bytes spill loads, {} bytes "
-                            "static smem ({} {}, {})\n", name, k.registers, k.spill_stores,
-                            k.spill_loads, k.smem_bytes, s->name(), params_text(params), a.arch);
+                            "stack frame, {} bytes static smem ({} {}, {})\n", name, k.registers,
+                            k.spill_stores, k.spill_loads, k.stack_bytes, k.smem_bytes, s->name(),
+                            params_text(params), a.arch);
   }
   if (a.json) {
     nlohmann::json j{{"strategy", s->name()}, {"params", params_json(params)}, {"arch", a.arch},

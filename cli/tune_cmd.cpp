@@ -231,7 +231,7 @@ void add_tune_command(CLI::App& app, Action& action) {
   cmd->add_option("--timeout", args->timeout,
                   "seconds a candidate may take on the GPU before it counts as a timeout")
       ->capture_default_str()->check(CLI::Range(0.1, 1e6));
-  cmd->add_flag("--allow-spills", args->allow_spills, "time candidates whose kernels spill registers or keep arrays in local memory");
+  cmd->add_flag("--allow-spills", args->allow_spills, "time candidates whose kernels spill registers");
   cmd->add_flag("--fresh", args->fresh, "ignore trials stored by an earlier run; time everything again");
   cmd->add_option("--strategy", args->strategy, "tune only this strategy");
   cmd->add_flag("--json", args->json, "print JSON (no progress output)");

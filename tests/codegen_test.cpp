@@ -100,6 +100,30 @@ TEST(Nvrtc, ParsesPtxasReport) {
   EXPECT_EQ(k.at("tb_step").smem_bytes, 0);
 }
 
+// ptxas' report for a kernel calling a double sin (CUDA 13, sm_90): the slow path's own
+// properties come last and are not the kernel's.
+TEST(Nvrtc, CalledFunctionsDoNotOverwriteTheKernelsFigures) {
+  const std::string log =
+      "ptxas info    : 272 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'tb_step' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_step\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers\n"
+      "ptxas info    : Compiling entry function 'tb_full' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_full\n"
+      "    40 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 30 registers, used 0 barriers, 40 bytes cumulative stack size\n"
+      "ptxas info    : Function properties for __internal_trig_reduction_slowpathd\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+  const auto k = parse_ptxas_log(log);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k.at("tb_full").stack_bytes, 40);
+  EXPECT_EQ(k.at("tb_full").spill_bytes(), 8);
+  EXPECT_EQ(k.at("tb_full").registers, 30);
+  EXPECT_EQ(k.at("tb_step").stack_bytes, 0);
+  EXPECT_EQ(k.at("tb_step").registers, 10);
+}
+
 TEST(Nvrtc, CompileErrorCarriesLog) {
   try {
     (void)compile_cuda("extern \"C\" __global__ void k() { undefined_thing(); }", "sm_90");

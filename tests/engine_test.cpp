@@ -242,10 +242,9 @@ TEST_F(EngineTest, BudgetStopsStartingCandidates) {
   EXPECT_TRUE(cache_->winner(key_).has_value());
 }
 
-TEST_F(EngineTest, PrunesSpillsLocalMemoryAndRegisterOverflowAfterCompiling) {
+TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
   resources_[source(1)] = KernelResources{32, 8, 16, 0, 0};   // spills (and fits any SM)
   resources_[source(2)] = KernelResources{100000, 0, 0, 0, 0}; // cannot fit any block
-  resources_[source(3)] = KernelResources{32, 0, 0, 144, 0};  // a stack frame, no spills
   FakeMeasurer m;
   const EngineResult r = run(m, options());
   EXPECT_EQ(r.trials[1].status, TrialStatus::Skipped);
@@ -253,22 +252,18 @@ TEST_F(EngineTest, PrunesSpillsLocalMemoryAndRegisterOverflowAfterCompiling) {
   EXPECT_EQ(r.trials[1].spill_bytes, 24);
   EXPECT_EQ(r.trials[2].status, TrialStatus::Resources);
   EXPECT_NE(r.trials[2].message.find("100000 registers"), std::string::npos) << r.trials[2].message;
-  EXPECT_EQ(r.trials[3].status, TrialStatus::Skipped);
-  EXPECT_NE(r.trials[3].message.find("144 bytes in local memory"), std::string::npos) << r.trials[3].message;
-  for (const auto& call : m.calls) EXPECT_TRUE(call.first != 1 && call.first != 2 && call.first != 3);
-  expect_tally(r.tally, {2, 0, 3, 0, 0});
+  for (const auto& call : m.calls) EXPECT_TRUE(call.first != 1 && call.first != 2);
+  expect_tally(r.tally, {3, 0, 2, 0, 0});
 
-  // --allow-spills times the spilling one and the one with local memory (a stored skipped
-  // trial is not reused).
+  // --allow-spills times the spilling one (a stored skipped trial is not reused).
   FakeMeasurer again;
   EngineOptions o = options();
   o.allow_spills = true;
   const EngineResult r2 = run(again, o);
   EXPECT_EQ(r2.trials[1].status, TrialStatus::Ok);
   EXPECT_FALSE(r2.trials[1].reused);
-  EXPECT_EQ(r2.trials[3].status, TrialStatus::Ok);
-  // The stored `resources` trial is reused; the skipped ones are not, so they are timed now.
-  expect_tally(r2.tally, {2, 3, 0, 0, 0});
+  // The stored `resources` trial is reused; the skipped one is not, so it is timed now.
+  expect_tally(r2.tally, {1, 4, 0, 0, 0});
 }
 
 TEST_F(EngineTest, WrongResultIsATrialNotAWinner) {

@@ -83,18 +83,24 @@ std::string nvrtc_version() {
 
 std::map<std::string, KernelResources> parse_ptxas_log(const std::string& log) {
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex properties(R"(Function properties for (\S+))");
   static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
   static const std::regex used(R"(Used (\d+) registers)");
   static const std::regex smem(R"((\d+) bytes smem)");
   std::map<std::string, KernelResources> out;
-  std::string current;
+  // `current`: the entry being compiled; `described`: the function whose properties the next
+  // frame line gives. ptxas reports the functions a kernel calls (a double sin's slow path, say)
+  // after the kernel, whose figures they must not overwrite.
+  std::string current, described;
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
     if (std::regex_search(line, m, entry)) {
       current = m[1];
       out[current];
-    } else if (!current.empty() && std::regex_search(line, m, frame)) {
+    } else if (std::regex_search(line, m, properties)) {
+      described = m[1];
+    } else if (!current.empty() && described == current && std::regex_search(line, m, frame)) {
       auto& k = out[current];
       k.stack_bytes = std::stoi(m[1]);
       k.spill_stores = std::stoi(m[2]);

@@ -16,16 +16,6 @@ Pruning prune_after_compile(const RankedCandidate& c, const CompiledModule& modu
             fmt::format("pruned after compiling: {} spills registers ({} bytes of spill stores, {} "
                         "of spill loads at {} registers per thread); --allow-spills times it anyway",
                         kFullKernel, k.spill_stores, k.spill_loads, k.registers)};
-  // A stack frame without spills is a register array the compiler could not keep in registers
-  // (indexed at run time), so every access to it goes to local memory: on the H100 the 3D
-  // sum-mode kernels whose level loop was left rolled (144-192 bytes) ran 2.8-3.7x slower than
-  // the same tiles without (docs/bench-3d.md). Our kernels call no functions that need a stack.
-  if (k.stack_bytes > 0 && !allow_spills)
-    return {TrialStatus::Skipped,
-            fmt::format("pruned after compiling: {} keeps {} bytes in local memory (a stack frame: a "
-                        "register array indexed at run time) at {} registers per thread; "
-                        "--allow-spills times it anyway",
-                        kFullKernel, k.stack_bytes, k.registers)};
   // The model sized the candidate with an estimate of its registers; with ptxas' real figure
   // its threads x blocks per SM may no longer fit, and then it would run at fewer blocks per
   // SM than it was designed (and predicted) for.
