@@ -199,8 +199,10 @@ class Tile3d final : public Strategy {
     // (pruned after compiling). In float (48, j3d7pt and j3d13pt at t 3-8) 7 wrong become 3.
     // devtile3d's kernels hold more (the frame refill): 0.9 would let 4 more spilling ones of 64
     // through, so they keep the plain estimate. docs/bench-3d.md has the counts.
-    if (rq) m.regs_per_thread = devtile_ ? held_regs(p, t * (z + 2 * r) * cy)
-                                         : int(0.9 * held_regs(p, t * (z + 2 * r) * cy));
+    if (rq) {
+      const int regs = held_regs(p, t * (z + 2 * r) * cy);
+      m.regs_per_thread = devtile_ ? regs : int(0.9 * regs);
+    }
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
     // The ring's z planes of an iteration are independent work. Sum mode's are not: each plane's
