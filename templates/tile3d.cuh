@@ -178,6 +178,97 @@ __device__ __forceinline__ void tile3d_publish(const Tile3dThread& t, int s, int
 #endif
 }
 
+// Level S of iteration k = k0 + PH, then the levels below it. S is a template argument, not a
+// loop counter, so that the level's registers (Tile3dRegs) and ring slots are compile-time
+// indices whether or not the compiler would unroll a loop over the levels (a rolled loop puts
+// them in local memory).
+template <int DEPTH, int PH, bool CHECK, int S>
+__device__ __forceinline__ void tile3d_levels(const Tile3dThread& t, int k0, Tile3dRegs<DEPTH>& regs) {
+  constexpr int R = TB_RADIUS, Z = TB_Z, s = S;
+  const int k = k0 + PH;
+  const int base = k0 * Z;  // the plane in ring slot 0 during this round
+  const int rel0 = (PH - s) * Z - s * R;  // ring plane of the first plane computed now
+  const int g = t.zoff + base + rel0;     // and its z
+  const Tile3dAccess below{t.cell + tile3d_level(s - 1), tile3d_ring(s - 1), 0};
+#if TB_REGQ
+  // Level 0's planes stored last iteration (rel0 + R ..) join its queue, read from the ring.
+  if constexpr (s == 1) {
+#pragma unroll
+    for (int j = 0; j < Z; ++j)
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c)
+        regs.q[0][2 * R + j][c] = t.cell[tile3d_slot(rel0 + R + j, TB_RING0) * TB_PLANE + c * TB_PX];
+  }
+#endif
+#pragma unroll
+  for (int j = 0; j < Z; ++j) {
+    const int gz = g + j;
+    const bool z_interior = gz >= R && gz < t.nz - R;
+    real v[TB_CY];
+#if TB_SUM
+    // Level s-1's plane g + j + R completes plane g + j; the sums move up one plane.
+    real (&acc)[2 * R + 1][TB_CY] = regs.acc[s - 1];
+    TbStencil::plane_sums<TB_CY>(Tile3dAccess{below.cell, below.ring, rel0 + j + R}, acc);
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c) {
+      v[c] = TbStencil::finish(acc[0][c]);
+#pragma unroll
+      for (int i = 0; i < 2 * R; ++i) acc[i][c] = acc[i + 1][c];
+      acc[2 * R][c] = real(0);
+    }
+    if (CHECK) {
+      const bool z_inside = gz >= 0 && gz < t.nz;
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c)
+        if (!z_interior || !((t.interior >> c) & 1u))
+          v[c] = z_inside && ((t.inside >> c) & 1u) ? __ldg(t.in + (long)gz * t.plane_cells + t.cell_off + (long)c * t.nx)
+                                                   : real(0);
+    }
+#else
+#if TB_REGQ
+    const Tile3dQueueAccess u{Tile3dAccess{below.cell, below.ring, rel0 + j}, regs.q[s - 1], j};
+#else
+    const Tile3dAccess u{below.cell, below.ring, rel0 + j};
+#endif
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
+    TbStencil::apply_rows<TB_CY>(u, v);
+    if (CHECK) {
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c)
+        if (!z_interior || !((t.interior >> c) & 1u)) v[c] = u(0, c, 0);
+    }
+#endif
+    if constexpr (s < DEPTH) {
+#if TB_REGQ
+      // Level s's queue moved up already (level s + 1 came first); its planes 2R + j are new.
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c) regs.q[s][2 * R + j][c] = v[c];
+#else
+      tile3d_publish<DEPTH>(t, s, rel0 + j, j, k, v);
+#endif
+    } else if (!CHECK || (gz >= t.z0 && gz < t.z1)) {
+      real* op = t.out + (long)gz * t.plane_cells + t.cell_off;
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c)
+        if ((t.outmask >> c) & 1u) op[(long)c * t.nx] = v[c];
+    }
+  }
+#if TB_REGQ
+  // Level s's planes enter shared memory TB_LAG planes after they were computed.
+  if constexpr (s < DEPTH) {
+#pragma unroll
+    for (int j = 0; j < Z; ++j) tile3d_publish<DEPTH>(t, s, rel0 - TB_LAG + j, j, k, regs.q[s][2 * R - TB_LAG + j]);
+  }
+  // Level s consumed the level below's planes g - R .. g + Z - 1 - R: the queue moves up Z.
+#pragma unroll
+  for (int i = 0; i + Z < TB_QUEUE; ++i)
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c) regs.q[s - 1][i][c] = regs.q[s - 1][i + Z][c];
+#endif
+  if constexpr (S > 1) tile3d_levels<DEPTH, PH, CHECK, S - 1>(t, k0, regs);
+}
+
 // One iteration k = k0 + PH. CHECK: test cells against the domain (first and last iterations,
 // edge tiles); otherwise only the output mask (the overlapped halo of smtile) is tested.
 template <int DEPTH, int PH, bool CHECK>
@@ -185,7 +276,6 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
                                                  Tile3dRegs<DEPTH>& regs) {
   constexpr int R = TB_RADIUS, Z = TB_Z;
   const int k = k0 + PH;
-  const int base = k0 * Z;  // the plane in ring slot 0 during this round
 
   // Level 0: store this iteration's planes (no level reads their slots now), then load the next
   // iteration's into the same registers; the loads complete while the levels compute.
@@ -209,88 +299,7 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
   }
 
   // Levels DEPTH .. 1 (any order would do: a level reads only planes finished before).
-#pragma unroll
-  for (int s = DEPTH; s >= 1; --s) {
-    const int rel0 = (PH - s) * Z - s * R;  // ring plane of the first plane computed now
-    const int g = t.zoff + base + rel0;     // and its z
-    const Tile3dAccess below{t.cell + tile3d_level(s - 1), tile3d_ring(s - 1), 0};
-#if TB_REGQ
-    // Level 0's planes stored last iteration (rel0 + R ..) join its queue, read from the ring.
-    if (s == 1) {
-#pragma unroll
-      for (int j = 0; j < Z; ++j)
-#pragma unroll
-        for (int c = 0; c < TB_CY; ++c)
-          regs.q[0][2 * R + j][c] = t.cell[tile3d_slot(rel0 + R + j, TB_RING0) * TB_PLANE + c * TB_PX];
-    }
-#endif
-#pragma unroll
-    for (int j = 0; j < Z; ++j) {
-      const int gz = g + j;
-      const bool z_interior = gz >= R && gz < t.nz - R;
-      real v[TB_CY];
-#if TB_SUM
-      // Level s-1's plane g + j + R completes plane g + j; the sums move up one plane.
-      real (&acc)[2 * R + 1][TB_CY] = regs.acc[s - 1];
-      TbStencil::plane_sums<TB_CY>(Tile3dAccess{below.cell, below.ring, rel0 + j + R}, acc);
-#pragma unroll
-      for (int c = 0; c < TB_CY; ++c) {
-        v[c] = TbStencil::finish(acc[0][c]);
-#pragma unroll
-        for (int i = 0; i < 2 * R; ++i) acc[i][c] = acc[i + 1][c];
-        acc[2 * R][c] = real(0);
-      }
-      if (CHECK) {
-        const bool z_inside = gz >= 0 && gz < t.nz;
-#pragma unroll
-        for (int c = 0; c < TB_CY; ++c)
-          if (!z_interior || !((t.interior >> c) & 1u))
-            v[c] = z_inside && ((t.inside >> c) & 1u) ? __ldg(t.in + (long)gz * t.plane_cells + t.cell_off + (long)c * t.nx)
-                                                     : real(0);
-      }
-#else
-#if TB_REGQ
-      const Tile3dQueueAccess u{Tile3dAccess{below.cell, below.ring, rel0 + j}, regs.q[s - 1], j};
-#else
-      const Tile3dAccess u{below.cell, below.ring, rel0 + j};
-#endif
-#pragma unroll
-      for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
-      TbStencil::apply_rows<TB_CY>(u, v);
-      if (CHECK) {
-#pragma unroll
-        for (int c = 0; c < TB_CY; ++c)
-          if (!z_interior || !((t.interior >> c) & 1u)) v[c] = u(0, c, 0);
-      }
-#endif
-      if (s < DEPTH) {
-#if TB_REGQ
-        // Level s's queue moved up already (level s + 1 came first); its planes 2R + j are new.
-#pragma unroll
-        for (int c = 0; c < TB_CY; ++c) regs.q[s][2 * R + j][c] = v[c];
-#else
-        tile3d_publish<DEPTH>(t, s, rel0 + j, j, k, v);
-#endif
-      } else if (!CHECK || (gz >= t.z0 && gz < t.z1)) {
-        real* op = t.out + (long)gz * t.plane_cells + t.cell_off;
-#pragma unroll
-        for (int c = 0; c < TB_CY; ++c)
-          if ((t.outmask >> c) & 1u) op[(long)c * t.nx] = v[c];
-      }
-    }
-#if TB_REGQ
-    // Level s's planes enter shared memory TB_LAG planes after they were computed.
-    if (s < DEPTH) {
-#pragma unroll
-      for (int j = 0; j < Z; ++j) tile3d_publish<DEPTH>(t, s, rel0 - TB_LAG + j, j, k, regs.q[s][2 * R - TB_LAG + j]);
-    }
-    // Level s consumed the level below's planes g - R .. g + Z - 1 - R: the queue moves up Z.
-#pragma unroll
-    for (int i = 0; i + Z < TB_QUEUE; ++i)
-#pragma unroll
-      for (int c = 0; c < TB_CY; ++c) regs.q[s - 1][i][c] = regs.q[s - 1][i + Z][c];
-#endif
-  }
+  tile3d_levels<DEPTH, PH, CHECK, DEPTH>(t, k0, regs);
 
 #if TB_DEVTILE
   if constexpr (DEPTH > 1) {
