@@ -26,6 +26,7 @@ struct TuneArgs {
   double budget = 0;
   double timeout = 60;
   bool allow_spills = false;
+  std::vector<std::string> params;
   bool fresh = false;
   std::string strategy;
   bool json = false;
@@ -86,7 +87,7 @@ int no_gpu(const TuneArgs& a, const Problem& p, const NoGpuError& e) {
   // A login node or CI: still useful, and not a failure. The selection shown is the one a GPU
   // with the built-in profile would get; a probed profile can shift the margin slightly.
   const DeviceProfile profile = *builtin_profile("h100");
-  const auto ranked = rank_candidates(p, profile, a.strategy);
+  const auto ranked = rank_candidates(p, profile, a.strategy, parse_params(a.params));
   const SearchOptions search = search_options(a);
   const SpaceSize space = space_size(ranked);
   const int selected = int(select_candidates(ranked, search).size());
@@ -160,6 +161,7 @@ int run_tune(const TuneArgs& a) {
   o.allow_spills = a.allow_spills;
   o.fresh = a.fresh;
   o.only_strategy = a.strategy;
+  o.only_params = parse_params(a.params);
   o.spec_text = spec.text;
   o.probe = !a.no_probe;
   o.stop = &g_stop;
@@ -234,6 +236,10 @@ void add_tune_command(CLI::App& app, Action& action) {
   cmd->add_flag("--allow-spills", args->allow_spills, "time candidates whose kernels spill registers");
   cmd->add_flag("--fresh", args->fresh, "ignore trials stored by an earlier run; time everything again");
   cmd->add_option("--strategy", args->strategy, "tune only this strategy");
+  cmd->add_option("--param", args->params,
+                  "NAME=VALUE (repeatable): tune only candidates with these parameter values, e.g. "
+                  "--strategy smtile3d --param t=2 --param tx=64 (the model's register estimate "
+                  "does not rule them out; ptxas does)");
   cmd->add_flag("--json", args->json, "print JSON (no progress output)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   cmd->add_flag("-v,--verbose", args->verbose, "one progress line per trial, with its status and message");

@@ -266,6 +266,25 @@ TEST_F(EngineTest, PrunesSpillsAndRegisterOverflowAfterCompiling) {
   expect_tally(r2.tally, {1, 4, 0, 0, 0});
 }
 
+TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
+  resources_[source(1)] = KernelResources{32, 8, 16, 0, 0};  // spills
+  FakeMeasurer m;
+  EngineOptions o = options();
+  o.max_timed = 3;  // candidates 1-3 selected, 4 and 5 standing in
+  const EngineResult r = run(m, o);
+  ASSERT_EQ(r.trials.size(), 5u);  // naive, the pruned one, and three timed: 5 is not needed
+  EXPECT_EQ(r.trials[1].status, TrialStatus::Skipped);
+  for (int i = 2; i <= 4; ++i) EXPECT_EQ(r.trials[std::size_t(i)].status, TrialStatus::Ok) << i;
+  expect_tally(r.tally, {3, 0, 1, 0, 0});
+  for (const auto& call : m.calls) EXPECT_NE(call.first, 5);
+
+  // Resumed: the stored trials count toward the three, so nothing new runs.
+  FakeMeasurer again;
+  const EngineResult r2 = run(again, o);
+  expect_tally(r2.tally, {0, 3, 1, 0, 0});
+  EXPECT_EQ(r2.trials.size(), 5u);
+}
+
 TEST_F(EngineTest, WrongResultIsATrialNotAWinner) {
   FakeMeasurer m;
   MeasureOutcome wrong;

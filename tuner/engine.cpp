@@ -158,8 +158,10 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
     }
   };
   std::optional<Compiled> naive;  // kept for a later reference run when naive itself is reused
+  int settled = 0;  // candidates (naive left out) that went to the GPU, now or in a stored trial
   try {
     for (int i = 0; i < n; ++i) {
+      if (o.max_timed > 0 && settled >= o.max_timed) break;
       const RankedCandidate& c = candidates[std::size_t(i)];
       // Counts candidate i's outcome in the tally, which leaves out the naive reference: it is
       // not part of any search.
@@ -230,6 +232,9 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
         result.trials.push_back(std::move(t));
       }
       Trial& t = result.trials.back();
+      if (i > 0 && t.status != TrialStatus::Skipped && t.status != TrialStatus::Resources &&
+          t.status != TrialStatus::CompileError)
+        ++settled;
       if (t.status == TrialStatus::Ok &&
           (best < 0 || t.gcells_median > result.trials[std::size_t(best)].gcells_median)) {
         if (best >= 0) result.trials[std::size_t(best)].cubin.clear();  // keep one image only

@@ -30,7 +30,14 @@ Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
 }
 
 std::vector<RankedCandidate> rank_candidates(const Problem& problem, const DeviceProfile& device,
-                                             const std::string& only_strategy) {
+                                             const std::string& only_strategy, const Params& only_params) {
+  const auto wanted = [&](const Params& p) {
+    for (const auto& [name, value] : only_params) {
+      const auto it = p.find(name);
+      if (it == p.end() || it->second != value) return false;
+    }
+    return true;
+  };
   std::vector<RankedCandidate> out;
   for (const auto& s : strategies()) {
     if (!only_strategy.empty() && s->name() != only_strategy) continue;
@@ -38,12 +45,21 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
     for (const Params& p : s->space(problem, device)) {
       // Deeper than the whole run: its full kernel would never launch, and it would run exactly
       // as its depth-1 twin does (every step by the step kernel).
-      if (s->depth(p) > problem.steps) continue;
+      if (s->depth(p) > problem.steps || !wanted(p)) continue;
       RankedCandidate c{s.get(), p, {}, {}};
       c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
+      if (!only_params.empty() && !c.prediction.fits) {
+        ModelTerms exact = c.terms;
+        exact.regs_per_thread = 0;  // an estimate: ptxas decides
+        c.prediction.why_not = resource_check(exact, device);
+        c.prediction.fits = c.prediction.why_not.empty();
+      }
       out.push_back(std::move(c));
     }
   }
+  if (out.empty() && !only_params.empty())
+    throw UsageError("--param " + params_text(only_params) + ": no candidate" +
+                     (only_strategy.empty() ? "" : " of " + only_strategy) + " in the space has these values");
   // Stable, so equal predictions keep the strategies' own order (simplest first).
   std::stable_sort(out.begin(), out.end(), [](const RankedCandidate& a, const RankedCandidate& b) {
     if (a.prediction.fits != b.prediction.fits) return a.prediction.fits;
@@ -86,6 +102,16 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
     const bool close = options.within > 0 && c.prediction.PP_gcells >= threshold;
     if (int(out.size()) >= options.top && !close) break;
     out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked, int skip,
+                                       int count) {
+  std::vector<RankedCandidate> out;
+  for (const auto& c : ranked) {
+    if (int(out.size()) >= count) break;
+    if (is_feasible(c) && skip-- <= 0) out.push_back(c);
   }
   return out;
 }

@@ -26,10 +26,15 @@ struct RankedCandidate {
                                            ModelTerms* terms = nullptr);
 
 /// Every candidate of every strategy that supports `problem` (or only `only_strategy` if not
-/// empty), best predicted PP first; candidates that do not fit on chip come last.
+/// empty), best predicted PP first; candidates that do not fit on chip come last. With
+/// `only_params`, only the candidates that have each of those parameters at that value; they
+/// were asked for by name, so the model's register estimate does not rule them out (ptxas's
+/// count does, after compiling), while the exact limits (shared memory, threads) still do.
+/// Throws UsageError when `only_params` matches no candidate.
 [[nodiscard]] std::vector<RankedCandidate> rank_candidates(const Problem& problem,
                                                            const DeviceProfile& device,
-                                                           const std::string& only_strategy = {});
+                                                           const std::string& only_strategy = {},
+                                                           const Params& only_params = {});
 
 enum class SearchMode {
   Model,       ///< the model's top K, plus everything predicted close to its best, capped
@@ -69,6 +74,11 @@ struct SpaceSize {
 
 /// What became of the candidates a search selected, in one run of the engine (the naive
 /// reference is not counted): each selected candidate is in exactly one count.
+/// The feasible candidates after the first `skip` (a model search's selection is a prefix of
+/// them), at most `count`: they stand in, in rank order, for selected ones pruned after compiling.
+[[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
+                                                     int skip, int count);
+
 struct SearchTally {
   int timed = 0;           ///< sent to the GPU in this run, whatever the outcome
   int reused = 0;          ///< a trial stored by an earlier run was taken instead (resume)

@@ -23,6 +23,7 @@ struct TuneOptions {
   int device = 0;
   SearchOptions search;              ///< which candidates to time (tuner/search.hpp)
   std::string only_strategy;         ///< tune one strategy only (empty: all)
+  Params only_params;                ///< tune only candidates with these values (rank_candidates)
   std::uint64_t seed = 20231;
   std::string compile_cache_dir;     ///< folder of compiled CUBINs (empty: none)
   TimingOptions timing;

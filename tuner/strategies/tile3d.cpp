@@ -191,18 +191,7 @@ class Tile3d final : public Strategy {
     }
     m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum, rq);
     if (sum) m.regs_per_thread = held_regs(p, t * (2 * r + 1) * cy);
-    // The register queue's kernels need about what sum mode's holding as many reals do, but
-    // held to the launch bounds' cap ptxas fits smtile3d's up to 10% past it: of 64 of them in
-    // double (32 x 32, cy 2 and 4, z 1 and 2; j3d7pt and j3d13pt at t 1-6, j3d27pt at t 1-4) the
-    // plain estimate dropped 3 that compile without spills (t=3, cy=2, z=1 of j3d13pt in 126
-    // registers: 142 estimated); at 0.9 of it none is dropped and one that spills is let through
-    // (pruned after compiling). In float (48, j3d7pt and j3d13pt at t 3-8) 7 wrong become 3.
-    // devtile3d's kernels hold more (the frame refill): 0.9 would let 4 more spilling ones of 64
-    // through, so they keep the plain estimate. docs/bench-3d.md has the counts.
-    if (rq) {
-      const int regs = held_regs(p, t * (z + 2 * r) * cy);
-      m.regs_per_thread = devtile_ ? regs : int(0.9 * regs);
-    }
+    if (rq) m.regs_per_thread = held_regs(p, t * (z + 2 * r) * cy);
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
     // The ring's z planes of an iteration are independent work. Sum mode's are not: each plane's
@@ -250,16 +239,20 @@ class Tile3d final : public Strategy {
   }
 
  private:
-  // Registers per thread that hold `values` reals from one iteration to the next (sum mode: the
-  // 2R + 1 partial sums of each of its cy rows at each of the t levels; the register queue: z + 2R
-  // planes of them), plus what the thread keeps anyway. Fitted to ptxas' counts for sum mode,
-  // j3d7pt double (sm_90, cy 4, t 1 .. 6: 94 .. 246 registers): about 64 + 1.3 x the held
-  // registers, the extra 0.3 being each level's own temporaries. Candidates past the register
-  // file are dropped before compiling instead of being compiled and pruned for spilling
-  // (smtile3d's register queue takes 0.9 of this, see model_terms).
+  // The least registers per thread of a kernel that holds `values` reals from one iteration to
+  // the next (sum mode: the 2R + 1 partial sums of each of its cy rows at each of the t levels;
+  // the register queue: z + 2R planes of them): those, plus a few addresses. Only candidates
+  // past this are dropped before compiling. Held to the launch bounds' cap, ptxas squeezes the
+  // rest of a kernel so far that no closer estimate separates the kernels that fit from those
+  // that spill: of the model's top 40 per 3D config (double), ptxas fit kernels holding 56% of
+  // the cap and spilled others holding 38%, and fit 64 x 32 tiles (j3d13pt t=2, cy=4, z=1 in 127
+  // of 128 registers; j3d7pt t=3, cy=2, z=1 in 64) that the earlier estimate (64 + 1.3 x the
+  // held registers, fitted to sum mode's counts where the cap left room) dropped, and they ran
+  // faster than every candidate it let through (docs/bench-3d.md). So ptxas decides: the tuner
+  // prunes the kernels that spill after compiling and the next candidates stand in (tune.cpp).
   static int held_regs(const Problem& p, int values) {
     const int words = p.dtype == DType::Double ? 2 : 1;
-    return 64 + int(1.3 * values * words);
+    return 24 + values * words;
   }
   // The (sum, rq) modes the space holds: the ring with and without the register queue, and
   // partial sums where the stencil is affine.
