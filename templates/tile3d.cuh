@@ -44,9 +44,7 @@
 // the plane enters shared memory (and device tiling's scratch) from the queue TB_LAG planes
 // after it was computed, one iteration before those reads: levels 1 .. DEPTH-1 hold 2*Z + 2*D
 // planes instead of 2*Z + 2*R (rounded up to a multiple of Z that divides level 0's ring, so
-// that TB_PHASES stays level 0's). TB_REGQ 2: the same without level 0's queue, which only
-// copies cells that level 0's ring holds anyway: level 1 reads all of level 0 from the ring,
-// and the (Z + 2R) x TB_CY registers go to a larger tile or one more level.
+// that TB_PHASES stays level 0's).
 //
 // Threads: TB_TX x TB_THREADS_Y; thread (tx, ty) owns the TB_CY consecutive rows ty*CY .. + CY - 1
 // of column tx, so TbStencil::apply_rows evaluates them reading each input once. A warp spans
@@ -134,7 +132,6 @@ struct Tile3dThread {
 // cells of TB_QUEUE planes; q[s][i][c] is plane g - R + i, row c, where g is the first plane
 // level s + 1 computes in the iteration.
 #define TB_QUEUE (TB_Z + 2 * TB_RADIUS)
-#define TB_QFROM (TB_REGQ == 2 ? 1 : 0)  // the lowest level with a queue
 template <int DEPTH>
 struct Tile3dRegs {
 #if TB_SUM
@@ -194,10 +191,8 @@ __device__ __forceinline__ void tile3d_levels(const Tile3dThread& t, int k0, Til
   const int g = t.zoff + base + rel0;     // and its z
   const Tile3dAccess below{t.cell + tile3d_level(s - 1), tile3d_ring(s - 1), 0};
 #if TB_REGQ
-  // Whether level s reads level s - 1 through its queue (TB_REGQ 2 keeps none for level 0).
-  constexpr bool queued = s - 1 >= TB_QFROM;
   // Level 0's planes stored last iteration (rel0 + R ..) join its queue, read from the ring.
-  if constexpr (queued && s == 1) {
+  if constexpr (s == 1) {
 #pragma unroll
     for (int j = 0; j < Z; ++j)
 #pragma unroll
@@ -230,23 +225,19 @@ __device__ __forceinline__ void tile3d_levels(const Tile3dThread& t, int k0, Til
                                                    : real(0);
     }
 #else
-    const auto evaluate = [&](const auto& u) {
-#pragma unroll
-      for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
-      TbStencil::apply_rows<TB_CY>(u, v);
-      if (CHECK) {
-#pragma unroll
-        for (int c = 0; c < TB_CY; ++c)
-          if (!z_interior || !((t.interior >> c) & 1u)) v[c] = u(0, c, 0);
-      }
-    };
-    const Tile3dAccess ring{below.cell, below.ring, rel0 + j};
 #if TB_REGQ
-    if constexpr (queued)
-      evaluate(Tile3dQueueAccess{ring, regs.q[s - 1], j});
-    else
+    const Tile3dQueueAccess u{Tile3dAccess{below.cell, below.ring, rel0 + j}, regs.q[s - 1], j};
+#else
+    const Tile3dAccess u{below.cell, below.ring, rel0 + j};
 #endif
-      evaluate(ring);
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c) v[c] = real(0);
+    TbStencil::apply_rows<TB_CY>(u, v);
+    if (CHECK) {
+#pragma unroll
+      for (int c = 0; c < TB_CY; ++c)
+        if (!z_interior || !((t.interior >> c) & 1u)) v[c] = u(0, c, 0);
+    }
 #endif
     if constexpr (s < DEPTH) {
 #if TB_REGQ
@@ -270,12 +261,10 @@ __device__ __forceinline__ void tile3d_levels(const Tile3dThread& t, int k0, Til
     for (int j = 0; j < Z; ++j) tile3d_publish<DEPTH>(t, s, rel0 - TB_LAG + j, j, k, regs.q[s][2 * R - TB_LAG + j]);
   }
   // Level s consumed the level below's planes g - R .. g + Z - 1 - R: the queue moves up Z.
-  if constexpr (queued) {
 #pragma unroll
-    for (int i = 0; i + Z < TB_QUEUE; ++i)
+  for (int i = 0; i + Z < TB_QUEUE; ++i)
 #pragma unroll
-      for (int c = 0; c < TB_CY; ++c) regs.q[s - 1][i][c] = regs.q[s - 1][i + Z][c];
-  }
+    for (int c = 0; c < TB_CY; ++c) regs.q[s - 1][i][c] = regs.q[s - 1][i + Z][c];
 #endif
   if constexpr (S > 1) tile3d_levels<DEPTH, PH, CHECK, S - 1>(t, k0, regs);
 }

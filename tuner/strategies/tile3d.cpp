@@ -7,7 +7,7 @@
 // sum (1: partial sums in registers and 2 z planes of shared memory per level, affine stencils
 // only; 0: a ring of planes per level, any stencil), rq (ring only; 1: each thread also keeps its
 // own cells of the last z + 2R planes of every level in registers, so its own column's terms skip
-// shared memory; 2: the same for every level but level 0, whose ring holds those cells anyway).
+// shared memory).
 #include "tuner/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -29,8 +29,8 @@ namespace {
 // the t - 1 levels above it lose R per side each (templates/tile3d.cuh).
 int valid_side(int tile, int t, int radius) { return tile - 2 * (t - 1) * radius; }
 
-// The register queue's mode (0 none, 1 every level below t, 2 levels 1 .. t-1); parameters
-// stored before it existed (a cache's older winners) are the ring without it.
+// The register queue's flag; parameters stored before it existed (a cache's older winners) are
+// the ring without it.
 int register_queue(const Params& k) { return k.count("rq") ? k.at("rq") : 0; }
 
 // How far in z a stencil reaches off the own column: the largest |dz| of a point with dx or dy
@@ -73,21 +73,16 @@ long smem_bytes(const Problem& p, int depth, int tx, int ty, int z, bool sum, bo
 // evaluated one after the other, interleaved with stores, so they do not share reads. In sum
 // mode a thread reads each plane once for all the planes it contributes to: the distinct
 // (dx, dy) columns count, not the points. With the register queue the thread's own column and
-// rows come from registers, and level 0's own cells are read once per plane (1 / t per step);
-// rq 2 keeps no queue of level 0, so level 1 reads as the ring does (1 level of t).
-double smem_loads_per_cell(const Stencil& s, int t, int cy, bool sum, int rq) {
-  const auto loads = [&](bool queued) {
-    std::set<std::tuple<int, int, int>> cells;
-    for (const Offset& o : s.points)
-      for (int c = 0; c < cy; ++c) {
-        const int row = c + o[1];
-        if (queued && o[0] == 0 && row >= 0 && row < cy) continue;
-        cells.insert({o[0], row, sum ? 0 : o[2]});
-      }
-    return double(cells.size()) / cy;
-  };
-  if (rq == 2) return (loads(false) + (t - 1) * loads(true)) / t;
-  return loads(rq == 1) + (rq == 1 ? 1.0 / t : 0.0);
+// rows come from registers, and level 0's own cells are read once per plane (1 / t per step).
+double smem_loads_per_cell(const Stencil& s, int t, int cy, bool sum, bool rq) {
+  std::set<std::tuple<int, int, int>> cells;
+  for (const Offset& o : s.points)
+    for (int c = 0; c < cy; ++c) {
+      const int row = c + o[1];
+      if (rq && o[0] == 0 && row >= 0 && row < cy) continue;
+      cells.insert({o[0], row, sum ? 0 : o[2]});
+    }
+  return double(cells.size()) / cy + (rq ? 1.0 / t : 0.0);
 }
 
 class Tile3d final : public Strategy {
@@ -118,7 +113,6 @@ class Tile3d final : public Strategy {
                 const long smem = smem_bytes(p, t, tx, ty, z, sum, rq);
                 if (smem > d.smem_per_block) break;
                 if (!devtile_ && (valid_side(tx, t, r) < tx / 4 || valid_side(ty, t, r) < ty / 4)) break;
-                if (rq == 2 && t == 1) continue;  // one level: the ring itself
                 const int fit = blocks_per_sm(d, smem, threads);
                 // Device tiling: exactly the blocks per SM that make every tile resident.
                 const int lo = devtile_ ? devtile_bps(p, d, tx, ty) : 1, hi = devtile_ ? lo : 2;
@@ -150,11 +144,10 @@ class Tile3d final : public Strategy {
     if (k["sum"] && !sum_mode_possible(p))
       throw UsageError(name() + ": sum=1 needs an affine stencil (a sum of coefficient x u[...] terms "
                                 "plus a constant); this one is not, use sum=0");
-    if (k["rq"] < 0 || k["rq"] > 2)
-      throw UsageError(name() + ": rq is 0 (every read from shared memory), 1 (a register queue of own "
-                                "cells) or 2 (the queue without level 0's)");
+    if (k["rq"] != 0 && k["rq"] != 1)
+      throw UsageError(name() + ": rq is 0 (every read from shared memory) or 1 (a register queue of own cells)");
     if (k["rq"] && k["sum"])
-      throw UsageError(name() + ": rq is for the ring of planes (sum=0); partial sums keep registers of their own");
+      throw UsageError(name() + ": rq=1 is for the ring of planes (sum=0); partial sums keep registers of their own");
     if (!devtile_ && (valid_side(k["tx"], k["t"], r) < 1 || valid_side(k["ty"], k["t"], r) < 1))
       throw UsageError(fmt::format("{}: a {}x{} tile leaves no valid cells at t {} and radius {}",
                                    name(), k["tx"], k["ty"], k["t"], r));
@@ -169,8 +162,7 @@ class Tile3d final : public Strategy {
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int t = k.at("t"), tx = k.at("tx"), ty = k.at("ty"), cy = k.at("cy"), z = k.at("z");
-    const bool sum = k.at("sum");
-    const int rq = register_queue(k);
+    const bool sum = k.at("sum"), rq = register_queue(k);
     const int r = p.stencil.radius;
     ModelTerms m;
     m.depth = t;
@@ -199,7 +191,7 @@ class Tile3d final : public Strategy {
     }
     m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum, rq);
     if (sum) m.regs_per_thread = held_regs(p, t * (2 * r + 1) * cy);
-    if (rq) m.regs_per_thread = held_regs(p, (rq == 2 ? t - 1 : t) * (z + 2 * r) * cy);
+    if (rq) m.regs_per_thread = held_regs(p, t * (z + 2 * r) * cy);
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
     // The ring's z planes of an iteration are independent work. Sum mode's are not: each plane's
@@ -262,10 +254,10 @@ class Tile3d final : public Strategy {
     const int words = p.dtype == DType::Double ? 2 : 1;
     return 24 + values * words;
   }
-  // The (sum, rq) modes the space holds: the ring without the register queue, with it and with
-  // it above level 0, and partial sums where the stencil is affine.
+  // The (sum, rq) modes the space holds: the ring with and without the register queue, and
+  // partial sums where the stencil is affine.
   static std::vector<std::pair<int, int>> modes(const Problem& p) {
-    std::vector<std::pair<int, int>> m{{0, 0}, {0, 1}, {0, 2}};
+    std::vector<std::pair<int, int>> m{{0, 0}, {0, 1}};
     if (sum_mode_possible(p)) m.push_back({1, 0});
     return m;
   }
