@@ -59,7 +59,7 @@ struct TuneRecord {
   WinnerKey key;
   long steps = 0;                ///< the exact step count, as trials store it
   std::string stencil_name;
-  std::string only_strategy;     ///< `--strategy` (empty: every strategy)
+  std::string only_strategy;     ///< `--strategy`, then any `--param` values (empty: the whole space)
   SearchOptions search;          ///< mode, top, within, max_candidates as given
   double budget_s = 0;           ///< 0: none
   bool fresh = false;            ///< stored trials were ignored

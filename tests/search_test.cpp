@@ -221,5 +221,32 @@ TEST(Search, NoCandidateIsDeeperThanTheRun) {
   EXPECT_TRUE(deepest);
 }
 
+// --param: only the candidates with those values, each judged by the exact limits alone (the
+// register estimate leaves the decision to ptxas); a filter that matches nothing is an error.
+TEST(Search, ParamFilterKeepsItsCandidatesAndLeavesRegistersToPtxas) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d13pt.yaml", DType::Double,
+                                        {384, 352, 64}, 10);
+  const DeviceProfile d = *builtin_profile("h100");
+  const Params want{{"t", 3}, {"tx", 64}, {"ty", 32}, {"cy", 8}, {"z", 1}, {"rq", 1}};
+  // Held registers alone exceed the 255 a thread may have: the unfiltered ranking rules it out.
+  bool ruled_out = false;
+  for (const auto& c : rank_candidates(p, d, "smtile3d"))
+    if (c.params.at("t") == 3 && c.params.at("tx") == 64 && c.params.at("ty") == 32 && c.params.at("cy") == 8 &&
+        c.params.at("z") == 1 && c.params.at("rq") == 1) {
+      ruled_out = !c.prediction.fits;
+      EXPECT_NE(c.prediction.why_not.find("registers"), std::string::npos) << c.prediction.why_not;
+    }
+  EXPECT_TRUE(ruled_out);
+
+  const auto filtered = rank_candidates(p, d, "smtile3d", want);
+  ASSERT_FALSE(filtered.empty());
+  for (const auto& c : filtered) {
+    for (const auto& [name, value] : want) EXPECT_EQ(c.params.at(name), value) << name;
+    EXPECT_TRUE(c.prediction.fits) << c.prediction.why_not;
+  }
+  EXPECT_THROW((void)rank_candidates(p, d, "smtile3d", {{"t", 99}}), UsageError);
+  EXPECT_THROW((void)rank_candidates(p, d, "", {{"no_such", 1}}), UsageError);
+}
+
 }  // namespace
 }  // namespace tbtune

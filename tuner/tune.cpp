@@ -59,7 +59,12 @@ TuneRecord tune_record(const Problem& problem, const TuneOptions& options, const
   r.key = key;
   r.steps = problem.steps;
   r.stencil_name = problem.stencil.name;
+  // The filter as one text, so that `report` keeps a --param run apart from the whole space's.
   r.only_strategy = options.only_strategy;
+  if (!options.only_params.empty()) {
+    if (!r.only_strategy.empty()) r.only_strategy.push_back(' ');
+    r.only_strategy.append(params_text(options.only_params));
+  }
   r.search = options.search;
   r.budget_s = options.budget_s;
   r.fresh = options.fresh;
