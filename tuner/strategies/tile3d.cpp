@@ -190,8 +190,8 @@ class Tile3d final : public Strategy {
       m.valid = v * busy;
     }
     m.smem_bytes = smem_bytes(p, t, tx, ty, z, sum, rq);
-    if (sum) m.regs_per_thread = held_regs(p, t * (2 * r + 1) * cy);
-    if (rq) m.regs_per_thread = held_regs(p, t * (z + 2 * r) * cy);
+    if (sum) m.regs_per_thread = held_regs(p, t * (2 * r + 1) * cy, devtile_);
+    if (rq) m.regs_per_thread = held_regs(p, t * (z + 2 * r) * cy, devtile_);
     m.threads = tx * ty / cy;
     m.blocks_per_sm = k.at("bps");
     // The ring's z planes of an iteration are independent work. Sum mode's are not: each plane's
@@ -250,9 +250,13 @@ class Tile3d final : public Strategy {
   // held registers, fitted to sum mode's counts where the cap left room) dropped, and they ran
   // faster than every candidate it let through (docs/bench-3d.md). So ptxas decides: the tuner
   // prunes the kernels that spill after compiling and the next candidates stand in (tune.cpp).
-  static int held_regs(const Problem& p, int values) {
-    const int words = p.dtype == DType::Double ? 2 : 1;
-    return 24 + values * words;
+  // Device tiling's kernels keep more besides (the frame refill's offsets, the scratch): with the
+  // least estimate, all 32 candidates a devtile3d-only tune compiled spilled for j3d13pt, j3d17pt,
+  // j3d27pt and poisson on the H100, so device tiling keeps the fitted one (64 + 1.3 x the held
+  // registers, from ptxas' counts of sum mode, j3d7pt double, cy 4, t 1 .. 6).
+  static int held_regs(const Problem& p, int values, bool devtile) {
+    const int held = values * (p.dtype == DType::Double ? 2 : 1);
+    return devtile ? 64 + int(1.3 * held) : 24 + held;
   }
   // The (sum, rq) modes the space holds: the ring with and without the register queue, and
   // partial sums where the stencil is affine.
