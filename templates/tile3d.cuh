@@ -298,7 +298,8 @@ __device__ __forceinline__ void tile3d_iteration(const Tile3dThread& t, int k0, 
     }
   }
 
-  // Levels DEPTH .. 1 (any order would do: a level reads only planes finished before).
+  // Levels DEPTH .. 1, in that order: a level reads only planes finished before, but with the
+  // register queue level s + 1 must move level s's queue up before level s adds its new planes.
   tile3d_levels<DEPTH, PH, CHECK, DEPTH>(t, k0, regs);
 
 #if TB_DEVTILE

@@ -285,6 +285,38 @@ TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
   EXPECT_EQ(r2.trials.size(), 5u);
 }
 
+// The progress display counts to the candidates the engine will look at, not to every stand-in,
+// and a stop leaves out only the places still open.
+TEST_F(EngineTest, StandInsKeepProgressAndNotRunCountsRight) {
+  resources_[source(1)] = KernelResources{32, 8, 16, 0, 0};  // spills: 4 stands in
+  std::vector<TuneEvent> events;
+  FakeMeasurer m;
+  EngineOptions o = options();
+  o.max_timed = 3;
+  const EngineResult r =
+      run_engine(problem_, key_, candidates_, m, *cache_, o, [&](const TuneEvent& e) {
+        if (e.kind == TuneEvent::Kind::Measured) events.push_back(e);
+      });
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events.back().index + 1, events.back().total);  // the bar ends full
+  EXPECT_EQ(events.front().total, 4);                       // 1 + 3 before anything was pruned
+  EXPECT_EQ(r.tally.timed, 3);
+
+  // Stopped while candidate 2 runs: candidates 1 and 2 were settled, one place is left.
+  std::atomic<bool> stop{false};
+  FakeMeasurer first;
+  first.on_call = [&](int index) {
+    if (index == 2) stop = true;
+  };
+  o.fresh = true;
+  o.stop = &stop;
+  resources_.clear();
+  const EngineResult s = run(first, o);
+  EXPECT_TRUE(s.interrupted);
+  expect_tally(s.tally, {2, 0, 0, 0, 1});
+  EXPECT_EQ(s.not_run, 1);
+}
+
 TEST_F(EngineTest, WrongResultIsATrialNotAWinner) {
   FakeMeasurer m;
   MeasureOutcome wrong;

@@ -158,7 +158,12 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
     }
   };
   std::optional<Compiled> naive;  // kept for a later reference run when naive itself is reused
-  int settled = 0;  // candidates (naive left out) that went to the GPU, now or in a stored trial
+  // Candidates (naive left out) that went to the GPU, now or in a stored trial, or that a stop or
+  // the budget left out; and those passed over (pruned, not compiled), for which one more stands in.
+  int settled = 0, passed_over = 0;
+  // What the progress display counts to: every candidate, or with stand-ins the ones that will
+  // have been looked at once max_timed are settled.
+  const auto expected = [&] { return o.max_timed > 0 ? std::min(n, 1 + o.max_timed + passed_over) : n; };
   try {
     for (int i = 0; i < n; ++i) {
       if (o.max_timed > 0 && settled >= o.max_timed) break;
@@ -180,9 +185,10 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
         if (result.interrupted || result.out_of_budget) {
           ++result.not_run;
           count(&SearchTally::not_run);
+          if (i > 0) ++settled;
           continue;
         }
-        if (progress) progress({TuneEvent::Kind::Start, i, n, nullptr, elapsed()});
+        if (progress) progress({TuneEvent::Kind::Start, i, expected(), nullptr, elapsed()});
         Trial t = base_trial(c);
         std::optional<Compiled> cc;
         try {
@@ -232,9 +238,11 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
         result.trials.push_back(std::move(t));
       }
       Trial& t = result.trials.back();
-      if (i > 0 && t.status != TrialStatus::Skipped && t.status != TrialStatus::Resources &&
-          t.status != TrialStatus::CompileError)
-        ++settled;
+      if (i > 0) {
+        const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
+                            t.status == TrialStatus::CompileError;
+        ++(passed ? passed_over : settled);
+      }
       if (t.status == TrialStatus::Ok &&
           (best < 0 || t.gcells_median > result.trials[std::size_t(best)].gcells_median)) {
         if (best >= 0) result.trials[std::size_t(best)].cubin.clear();  // keep one image only
@@ -242,7 +250,7 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
       } else {
         t.cubin.clear();
       }
-      if (progress) progress({TuneEvent::Kind::Measured, i, n, &t, elapsed()});
+      if (progress) progress({TuneEvent::Kind::Measured, i, expected(), &t, elapsed()});
     }
   } catch (...) {
     try {

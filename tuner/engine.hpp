@@ -40,9 +40,10 @@ struct EngineOptions {
   bool allow_spills = false;        ///< time candidates whose kernels spill registers
   double budget_s = 0;              ///< start no candidate after this many seconds (0: no limit)
   bool fresh = false;               ///< ignore trials stored by earlier runs
-  /// Stop once this many candidates (naive left out) were timed or reused (0: run them all). The
-  /// candidates after the first max_timed stand in, in order, for those pruned after compiling
-  /// or failing to compile: the model's register estimate cannot say which will spill.
+  /// Stop once this many candidates (naive left out) were timed or reused, or left out by a stop
+  /// or the budget (0: run them all). The candidates after the first max_timed stand in, in
+  /// order, for those passed over: pruned after compiling, not compiled, or answered `resources`
+  /// (by the pruning or the GPU worker); the model's register estimate cannot say which spill.
   int max_timed = 0;
   unsigned compile_threads = 0;     ///< 0: one per hardware thread
   const std::atomic<bool>* stop = nullptr;  ///< set (by a signal handler) to stop early

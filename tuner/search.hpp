@@ -72,13 +72,17 @@ struct SpaceSize {
 };
 [[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
 
-/// What became of the candidates a search selected, in one run of the engine (the naive
-/// reference is not counted): each selected candidate is in exactly one count.
 /// The feasible candidates after the first `skip` (a model search's selection is a prefix of
-/// them), at most `count`: they stand in, in rank order, for selected ones pruned after compiling.
+/// them), at most `count`: they stand in, in rank order, for selected ones passed over (pruned
+/// after compiling, not compiled, too large to launch).
 [[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
                                                      int skip, int count);
 
+/// What became of the candidates a search selected and of the stand-ins it reached, in one run
+/// of the engine (the naive reference is not counted): each is in exactly one count. Without
+/// stand-ins (exhaustive search, --allow-spills) the counts add up to the selection; with them,
+/// timed + reused + not_run is at most the selection and pruned + compile_errors adds the
+/// candidates passed over.
 struct SearchTally {
   int timed = 0;           ///< sent to the GPU in this run, whatever the outcome
   int reused = 0;          ///< a trial stored by an earlier run was taken instead (resume)

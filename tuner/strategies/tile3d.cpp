@@ -244,7 +244,7 @@ class Tile3d final : public Strategy {
   // the register queue: z + 2R planes of them): those, plus a few addresses. Only candidates
   // past this are dropped before compiling. Held to the launch bounds' cap, ptxas squeezes the
   // rest of a kernel so far that no closer estimate separates the kernels that fit from those
-  // that spill: of the model's top 40 per 3D config (double), ptxas fit kernels holding 56% of
+  // that spill: of the model's top 40 per 3D config (double), ptxas fit kernels holding 75% of
   // the cap and spilled others holding 38%, and fit 64 x 32 tiles (j3d13pt t=2, cy=4, z=1 in 127
   // of 128 registers; j3d7pt t=3, cy=2, z=1 in 64) that the earlier estimate (64 + 1.3 x the
   // held registers, fitted to sum mode's counts where the cap left room) dropped, and they ran
