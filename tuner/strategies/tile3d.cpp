@@ -239,10 +239,10 @@ class Tile3d final : public Strategy {
   }
 
  private:
-  // The least registers per thread of a kernel that holds `values` reals from one iteration to
-  // the next (sum mode: the 2R + 1 partial sums of each of its cy rows at each of the t levels;
-  // the register queue: z + 2R planes of them): those, plus a few addresses. Only candidates
-  // past this are dropped before compiling. Held to the launch bounds' cap, ptxas squeezes the
+  // The registers per thread the model expects of a kernel that holds `values` reals from one
+  // iteration to the next (sum mode: the 2R + 1 partial sums of each of its cy rows at each of
+  // the t levels; the register queue: z + 2R planes of them). Overlapped tiling: the least it can
+  // take, those plus a few addresses; only candidates past this are dropped before compiling. Held to the launch bounds' cap, ptxas squeezes the
   // rest of a kernel so far that no closer estimate separates the kernels that fit from those
   // that spill: of the model's top 40 per 3D config (double), ptxas fit kernels holding 75% of
   // the cap and spilled others holding 38%, and fit 64 x 32 tiles (j3d13pt t=2, cy=4, z=1 in 127
