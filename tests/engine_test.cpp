@@ -285,6 +285,21 @@ TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
   EXPECT_EQ(r2.trials.size(), 5u);
 }
 
+// A finished tune run again compiles nothing: the stand-ins it never reached do not count as
+// candidates still to run.
+TEST_F(EngineTest, StandInsAreNotCompiledWhenNothingIsLeftToRun) {
+  FakeMeasurer m;
+  EngineOptions o = options();
+  o.max_timed = 3;
+  (void)run(m, o);
+  compiles_ = 0;
+  FakeMeasurer again;
+  const EngineResult r = run(again, o);
+  expect_tally(r.tally, {0, 3, 0, 0, 0});
+  EXPECT_EQ(compiles_, 1);  // only the winner's image, as in any resumed tune; no stand-in
+  EXPECT_TRUE(again.calls.empty());
+}
+
 // The progress display counts to the candidates the engine will look at, not to every stand-in,
 // and a stop leaves out only the places still open.
 TEST_F(EngineTest, StandInsKeepProgressAndNotRunCountsRight) {

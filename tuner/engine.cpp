@@ -102,24 +102,29 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
   EngineResult result;
 
   // Resume: a candidate with a stored trial under the same key and step count is not run
-  // again. Skipped trials are not reused: pruning is cheap, and --allow-spills changes it.
+  // again. Skipped trials are not reused: pruning is cheap, and --allow-spills changes it. The
+  // stand-ins (after the first max_timed) do not count here: a finished tune run again compiles
+  // nothing.
   std::vector<std::optional<Trial>> stored(static_cast<std::size_t>(n));
+  const int first_stand_in = o.max_timed > 0 ? std::min(n, 1 + o.max_timed) : n;
   bool any_to_run = false;
   for (int i = 0; i < n; ++i) {
     const RankedCandidate& c = candidates[std::size_t(i)];
     if (!o.fresh) stored[std::size_t(i)] = cache.find_trial(key, problem.steps, c.strategy->name(), c.params);
-    any_to_run = any_to_run || !stored[std::size_t(i)];
+    if (i < first_stand_in) any_to_run = any_to_run || !stored[std::size_t(i)];
   }
 
   WorkDir dir(o.work_dir);
   const std::string reference_path = dir.file("reference.bin");
-  // All compiles are queued up front, in rank order, so they overlap the GPU timing; the naive
-  // one too whenever anything runs, as its output is the reference. Declared last among the
-  // locals its tasks use, so it is destroyed (pending tasks dropped, running ones joined) first.
+  // Whenever anything runs, all compiles are queued up front, in rank order, so they overlap the
+  // GPU timing; the naive one too, as its output is the reference. A stand-in needed although
+  // nothing else ran (its place held by a stored `resources` trial) is queued when reached.
+  // Declared last among the locals its tasks use, so it is destroyed (pending tasks dropped,
+  // running ones joined) first.
   std::vector<std::future<Compiled>> compiled(static_cast<std::size_t>(n));
   ThreadPool pool(o.compile_threads);
-  for (int i = 0; i < n; ++i) {
-    if (stored[std::size_t(i)] && !(i == 0 && any_to_run)) continue;
+  const auto submit = [&](int i) {
+    if (compiled[std::size_t(i)].valid()) return;
     const RankedCandidate* c = &candidates[std::size_t(i)];
     const std::string path = dir.file(fmt::format("c{}.cubin", i));
     compiled[std::size_t(i)] = pool.submit([c, path, &problem, &o] {
@@ -129,7 +134,10 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
       if (!f) throw Error(fmt::format("cannot write '{}'", path));
       return out;
     });
-  }
+  };
+  if (any_to_run)
+    for (int i = 0; i < n; ++i)
+      if (i == 0 || !stored[std::size_t(i)]) submit(i);
 
   bool reference_ready = false;
   auto run_reference = [&](Compiled& naive) {
@@ -191,6 +199,7 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
         if (progress) progress({TuneEvent::Kind::Start, i, expected(), nullptr, elapsed()});
         Trial t = base_trial(c);
         std::optional<Compiled> cc;
+        submit(i);
         try {
           cc = compiled[std::size_t(i)].get();
         } catch (const CompileError& e) {
@@ -217,7 +226,10 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
             take_measurement(t, run_reference(*cc).measurement, problem, false);
           } else {
             if (!reference_ready) {
-              if (!naive) naive = compiled.front().get();
+              if (!naive) {
+                submit(0);
+                naive = compiled.front().get();
+              }
               (void)run_reference(*naive);
             }
             count(&SearchTally::timed);
