@@ -189,6 +189,8 @@ int run_tune(const TuneArgs& a) {
                      {"out_of_budget", r.out_of_budget}, {"worker_restarts", r.worker_starts - 1},
                      {"search", search_json(r.record)}};
     if (r.winner) j["winner"] = trial_json(r.winner->trial);
+    j["winner_stored"] = r.winner && !r.kept;
+    if (r.kept) j["stored_winner"] = trial_json(r.kept->trial);
     std::cout << j.dump(2) << '\n';
     return done;
   }
@@ -197,9 +199,17 @@ int run_tune(const TuneArgs& a) {
     fmt::print("no candidate passed verification; nothing stored as winner\n");
     return r.interrupted ? kInterrupted : kError;
   }
-  fmt::print("winner{}: {} {} at {:.1f} GCells/s, stored in {}\n", r.interrupted || r.out_of_budget ? " so far" : "",
-             r.winner->trial.strategy, params_text(r.winner->trial.params),
-             r.winner->trial.gcells_median, db_path);
+  const char* so_far = r.interrupted || r.out_of_budget ? " so far" : "";
+  if (r.kept) {
+    fmt::print("best of this run{}: {} {} at {:.1f} GCells/s; the stored winner in {} stays {} {} at "
+               "{:.1f} GCells/s (faster; a tune of part of the space does not replace it)\n",
+               so_far, r.winner->trial.strategy, params_text(r.winner->trial.params),
+               r.winner->trial.gcells_median, db_path, r.kept->trial.strategy,
+               params_text(r.kept->trial.params), r.kept->trial.gcells_median);
+    return done;
+  }
+  fmt::print("winner{}: {} {} at {:.1f} GCells/s, stored in {}\n", so_far, r.winner->trial.strategy,
+             params_text(r.winner->trial.params), r.winner->trial.gcells_median, db_path);
   return done;
 }
 

@@ -285,6 +285,30 @@ TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
   EXPECT_EQ(r2.trials.size(), 5u);
 }
 
+// A tune of part of the space leaves a faster stored winner in place; a full one replaces it.
+TEST_F(EngineTest, PartialSearchKeepsAFasterStoredWinner) {
+  FakeMeasurer m;
+  (void)run(m, options());
+  ASSERT_EQ(cache_->winner(key_)->trial.params, candidates_[5].params);  // the fastest
+
+  candidates_.resize(2);  // naive and candidate 1, which runs slower
+  EngineOptions o = options();
+  o.fresh = true;
+  o.keep_faster_winner = true;
+  FakeMeasurer part;
+  const EngineResult r = run(part, o);
+  ASSERT_TRUE(r.winner && r.kept);
+  EXPECT_EQ(r.winner->trial.params, candidates_[1].params);
+  EXPECT_EQ(r.kept->trial.params, cache_->winner(key_)->trial.params);
+  EXPECT_NE(cache_->winner(key_)->trial.params, candidates_[1].params);
+
+  o.keep_faster_winner = false;
+  FakeMeasurer full;
+  const EngineResult r2 = run(full, o);
+  EXPECT_FALSE(r2.kept);
+  EXPECT_EQ(cache_->winner(key_)->trial.params, candidates_[1].params);
+}
+
 // A finished tune run again compiles nothing: the stand-ins it never reached do not count as
 // candidates still to run.
 TEST_F(EngineTest, StandInsAreNotCompiledWhenNothingIsLeftToRun) {

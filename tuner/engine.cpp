@@ -162,6 +162,13 @@ EngineResult run_engine(const Problem& problem, const WinnerKey& key,
         w.cubin = o.compile(s->source(problem, w.params), o.arch, o.compile_cache_dir).cubin;
       }
       result.winner = Winner{key, problem.stencil.name, problem.steps, w, TBTUNE_VERSION, utc_now()};
+      if (o.keep_faster_winner) {
+        auto previous = cache.winner(key);
+        if (previous && previous->trial.gcells_median > w.gcells_median) {
+          result.kept = std::move(previous);
+          return;
+        }
+      }
       cache.put_winner(*result.winner);
     }
   };

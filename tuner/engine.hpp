@@ -45,6 +45,9 @@ struct EngineOptions {
   /// order, for those passed over: pruned after compiling, not compiled, or answered `resources`
   /// (by the pruning or the GPU worker); the model's register estimate cannot say which spill.
   int max_timed = 0;
+  /// A search of part of the space (--strategy, --param) does not replace a stored winner that
+  /// ran faster: the cache keeps the fastest candidate it knows, which applications look up.
+  bool keep_faster_winner = false;
   unsigned compile_threads = 0;     ///< 0: one per hardware thread
   const std::atomic<bool>* stop = nullptr;  ///< set (by a signal handler) to stop early
   CompileFn compile = compile_cuda; ///< replaced in tests
@@ -53,7 +56,8 @@ struct EngineOptions {
 
 struct EngineResult {
   std::vector<Trial> trials;        ///< in list order; reused ones have `reused` set
-  std::optional<Winner> winner;     ///< the fastest verified trial, stored in the cache
+  std::optional<Winner> winner;     ///< the fastest verified trial, stored in the cache unless:
+  std::optional<Winner> kept;       ///< the faster stored winner kept (keep_faster_winner)
   int reused = 0;                   ///< trials taken from the cache instead of run
   int not_run = 0;                  ///< candidates left out by the budget or a stop request
   SearchTally tally;                ///< the same run counted per outcome, naive left out

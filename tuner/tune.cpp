@@ -135,6 +135,7 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   eo.fresh = options.fresh;
   eo.stop = options.stop;
   eo.max_timed = stand_in ? int(selected.size()) : 0;
+  eo.keep_faster_winner = !options.only_strategy.empty() || !options.only_params.empty();
   EngineResult er = run_engine(problem, result.key, chosen, measurer, cache, eo, progress);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.record = tune_record(problem, options, result.key, space_size(ranked),
@@ -143,6 +144,7 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   cache.add_tune(result.record);
   result.trials = std::move(er.trials);
   result.winner = std::move(er.winner);
+  result.kept = std::move(er.kept);
   result.reused = er.reused;
   result.not_run = er.not_run;
   result.interrupted = er.interrupted;

@@ -47,6 +47,7 @@ struct TuneResult {
   WinnerKey key;
   std::vector<Trial> trials;       ///< in the order they were run; the first is naive
   std::optional<Winner> winner;    ///< the fastest verified trial
+  std::optional<Winner> kept;      ///< a faster stored winner that a filtered tune left in place
   int reused = 0;                  ///< trials resumed from the cache
   int not_run = 0;                 ///< left out by the budget or a stop request
   bool interrupted = false;
