@@ -242,9 +242,9 @@ class Tile3d final : public Strategy {
   // The registers per thread the model expects of a kernel that holds `values` reals from one
   // iteration to the next (sum mode: the 2R + 1 partial sums of each of its cy rows at each of
   // the t levels; the register queue: z + 2R planes of them). Overlapped tiling: the least it can
-  // take, those plus a few addresses; only candidates past this are dropped before compiling. Held to the launch bounds' cap, ptxas squeezes the
-  // rest of a kernel so far that no closer estimate separates the kernels that fit from those
-  // that spill: of the model's top 40 per 3D config (double), ptxas fit kernels holding 75% of
+  // take, those plus a few addresses; only candidates past this are dropped before compiling.
+  // Held to the launch bounds' cap, ptxas squeezes the rest of a kernel so far that no closer
+  // estimate separates the kernels that fit from those that spill: of the model's top 40 per 3D config (double), ptxas fit kernels holding 75% of
   // the cap and spilled others holding 38%, and fit 64 x 32 tiles (j3d13pt t=2, cy=4, z=1 in 127
   // of 128 registers; j3d7pt t=3, cy=2, z=1 in 64) that the earlier estimate (64 + 1.3 x the
   // held registers, fitted to sum mode's counts where the cap left room) dropped, and they ran
