@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "db/cache.hpp"
-#include "tuner/error.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::cli {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tuner/spec.hpp"
-#include "tuner/stencil.hpp"
-#include "tuner/trial.hpp"
+#include "tuner/record/trial.hpp"
+#include "tuner/spec/spec.hpp"
+#include "tuner/spec/stencil.hpp"
 
 namespace tbtune::cli {
 

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "tuner/error.hpp"
-#include "tuner/nvrtc.hpp"
-#include "tuner/strategy.hpp"
+#include "tuner/codegen/strategy.hpp"
+#include "tuner/gpu/nvrtc.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::cli {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "db/cache.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/search/tune.hpp"
 
 namespace tbtune::cli {
 namespace {

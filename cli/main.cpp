@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "tuner/error.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "model/derived.hpp"
-#include "tuner/error.hpp"
-#include "tuner/search.hpp"
+#include "tuner/search/search.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::cli {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "cli/commands.hpp"
 #include "db/cache.hpp"
-#include "model/probe.hpp"
 #include "model/profile_json.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/gpu/probe.hpp"
+#include "tuner/search/tune.hpp"
 
 namespace tbtune::cli {
 namespace {

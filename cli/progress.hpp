@@ -6,7 +6,7 @@
 /// nothing; --verbose: one line per trial with its status and message, besides the above.
 #include <cstdio>
 
-#include "tuner/engine.hpp"
+#include "tuner/search/engine.hpp"
 
 namespace tbtune::cli {
 

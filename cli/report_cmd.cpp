@@ -8,8 +8,8 @@
 
 #include "cli/commands.hpp"
 #include "db/cache.hpp"
-#include "model/report.hpp"
-#include "tuner/error.hpp"
+#include "tuner/report/report.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::cli {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
-#include "tuner/error.hpp"
-#include "tuner/tune.hpp"
+#include "tuner/search/tune.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::cli {
 namespace {

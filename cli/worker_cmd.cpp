@@ -1,11 +1,11 @@
 // `tbtune worker`: hidden. The GPU worker process that `tbtune tune` starts and supervises
 // (tuner/worker.hpp); it talks to its parent over file descriptor 3 and prints nothing.
 #include "cli/commands.hpp"
-#include "tuner/worker.hpp"
+#include "tuner/gpu/worker.hpp"
 
 #include <fcntl.h>
 
-#include "tuner/error.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::cli {
 

@@ -1,6 +1,6 @@
 # Embeds every templates/*.cuh into one generated C++ file as raw string literals, so an installed
 # tbtune needs no source tree. The lookup function `tbtune::embedded_template(name)` is declared in
-# tuner/templates.hpp.
+# tuner/codegen/templates.hpp.
 function(tbtune_embed_templates out_var dir)
   file(GLOB cuh_files CONFIGURE_DEPENDS ${dir}/*.cuh)
   set(out ${CMAKE_CURRENT_BINARY_DIR}/embedded_templates.cpp)

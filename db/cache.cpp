@@ -12,7 +12,7 @@
 #include "db/schema.hpp"
 #include "db/sqlite.hpp"
 #include "model/profile_json.hpp"
-#include "tuner/error.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune {
 namespace {

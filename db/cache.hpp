@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "model/device_profile.hpp"
-#include "tuner/search.hpp"
-#include "tuner/spec.hpp"
-#include "tuner/stencil.hpp"
-#include "tuner/trial.hpp"
+#include "tuner/record/search_record.hpp"
+#include "tuner/record/trial.hpp"
+#include "tuner/spec/spec.hpp"
+#include "tuner/spec/stencil.hpp"
 
 struct sqlite3;
 

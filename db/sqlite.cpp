@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "tuner/error.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune::db {
 

@@ -5,7 +5,7 @@
 /// flop/s), tiles and depths in cells and steps, footprints in bytes. Where the thesis' worked
 /// numbers disagree with its equations the equations win; docs/model.md lists the differences.
 #include "model/device_profile.hpp"
-#include "tuner/spec.hpp"
+#include "tuner/spec/spec.hpp"
 
 namespace tbtune {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "model/device_profile.hpp"
-#include "tuner/stencil.hpp"
+#include "tuner/spec/stencil.hpp"
 
 namespace tbtune {
 

@@ -4,7 +4,7 @@
 
 #include <variant>
 
-#include "tuner/error.hpp"
+#include "tuner/spec/error.hpp"
 
 namespace tbtune {
 namespace {

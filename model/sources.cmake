@@ -2,9 +2,5 @@ set(TBTUNE_MODEL_SOURCES
   model/device_profile.cpp
   model/model.cpp
   model/derived.cpp
-  model/roofline_svg.cpp
   model/profile_json.cpp
-  model/probe.cpp
-  model/report.cpp
-  model/report_terms.cpp
 )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the tuning engine on a real GPU (not run by CI; takes a few minutes):
-#  1. failure isolation: with TBTUNE_PLANT_FAILURE (a test-only hook, see tuner/plant.hpp),
+#  1. failure isolation: with TBTUNE_PLANT_FAILURE (a test-only hook, see tuner/gpu/plant.hpp),
 #     candidate 2 hits an illegal address and candidate 4 never ends; the tune must still
 #     finish with exit 0, record them as launch_error and timeout, restart the worker, and
 #     store a verified winner that `tbtune lookup` finds;

@@ -4,7 +4,7 @@
 # machine (/usr/local/cuda); it is not a Debian package.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config libyaml-cpp-dev libcli11-dev libsqlite3-dev
+packages=(cmake ninja-build g++ pkg-config python3 libyaml-cpp-dev libcli11-dev libsqlite3-dev
           nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
 
 missing=()

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tuner/spec.hpp"
-#include "tuner/stencil.hpp"
+#include "tuner/spec/spec.hpp"
+#include "tuner/spec/stencil.hpp"
 
 namespace tbtune::test {
 

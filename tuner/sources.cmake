@@ -1,33 +1,51 @@
-set(TBTUNE_TUNER_SOURCES
-  tuner/expr.cpp
-  tuner/spec.cpp
-  tuner/scalar_pos.cpp
-  tuner/stencil.cpp
-  tuner/reference.cpp
-  tuner/trial.cpp
-  tuner/codegen.cpp
-  tuner/strategy.cpp
-  tuner/strategies/naive.cpp
-  tuner/strategies/stream.cpp
-  tuner/strategies/cmq2d.cpp
-  tuner/strategies/tile3d.cpp
-  tuner/strategies/split.cpp
-  tuner/nvrtc.cpp
-  tuner/gpu.cpp
-  tuner/verify.cpp
-  tuner/device_compare.cpp
-  tuner/kernel_set.cpp
-  tuner/runner.cpp
-  tuner/search.cpp
-  tuner/thread_pool.cpp
-  tuner/protocol.cpp
-  tuner/supervisor.cpp
-  tuner/messages.cpp
-  tuner/plant.cpp
-  tuner/worker.cpp
-  tuner/worker_measurer.cpp
-  tuner/prune.cpp
-  tuner/engine.cpp
-  tuner/tune.cpp
-  tuner/tuned_kernel.cpp
+# The library's sources under tuner/, one list per layer, bottom first (README "Layout").
+set(TBTUNE_SPEC_SOURCES
+  tuner/spec/expr.cpp
+  tuner/spec/spec.cpp
+  tuner/spec/scalar_pos.cpp
+  tuner/spec/stencil.cpp
+)
+set(TBTUNE_CODEGEN_SOURCES
+  tuner/codegen/codegen.cpp
+  tuner/codegen/strategy.cpp
+  tuner/codegen/strategies/naive.cpp
+  tuner/codegen/strategies/stream.cpp
+  tuner/codegen/strategies/cmq2d.cpp
+  tuner/codegen/strategies/tile3d.cpp
+  tuner/codegen/strategies/split.cpp
+)
+set(TBTUNE_GPU_SOURCES
+  tuner/gpu/nvrtc.cpp
+  tuner/gpu/gpu.cpp
+  tuner/gpu/reference.cpp
+  tuner/gpu/verify.cpp
+  tuner/gpu/device_compare.cpp
+  tuner/gpu/kernel_set.cpp
+  tuner/gpu/runner.cpp
+  tuner/gpu/probe.cpp
+  tuner/gpu/protocol.cpp
+  tuner/gpu/supervisor.cpp
+  tuner/gpu/messages.cpp
+  tuner/gpu/plant.cpp
+  tuner/gpu/worker.cpp
+)
+set(TBTUNE_RECORD_SOURCES
+  tuner/record/trial.cpp
+  tuner/record/search_record.cpp
+)
+set(TBTUNE_SEARCH_SOURCES
+  tuner/search/search.cpp
+  tuner/search/thread_pool.cpp
+  tuner/search/worker_measurer.cpp
+  tuner/search/prune.cpp
+  tuner/search/engine.cpp
+  tuner/search/tune.cpp
+)
+set(TBTUNE_API_SOURCES
+  tuner/api/tuned_kernel.cpp
+)
+set(TBTUNE_REPORT_SOURCES
+  tuner/report/report.cpp
+  tuner/report/report_terms.cpp
+  tuner/report/roofline_svg.cpp
 )

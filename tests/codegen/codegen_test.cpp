@@ -1,0 +1,186 @@
+// Code generation and NVRTC: every shipped config, every strategy that supports it, compiled for
+// sm_80 and sm_90 without a GPU; the expression printer; that spec text never reaches the source.
+#include <gtest/gtest.h>
+
+#include "tests/test_util.hpp"
+#include "tuner/codegen/codegen.hpp"
+#include "tuner/codegen/strategy.hpp"
+#include "tuner/gpu/nvrtc.hpp"
+#include "tuner/spec/error.hpp"
+
+namespace tbtune {
+namespace {
+
+Problem problem_from(const std::string& yaml) { return make_problem(parse_spec(yaml, "<test>")); }
+
+TEST(Codegen, PrintsTreeWithValuesNotNames) {
+  const Problem p = problem_from(
+      "name: t\ndims: 2\ndtype: float\nparams: {alpha: 0.25}\n"
+      "expr: \"alpha * (u[-1,0] + u[1,0]) + sqrt(u[0,0])\"\ndomain: [16, 16]\nsteps: 1\n");
+  const std::string e = cuda_expr(p.stencil.expr);
+  EXPECT_EQ(e.find("alpha"), std::string::npos) << e;
+  EXPECT_NE(e.find("real(0.25)"), std::string::npos) << e;
+  EXPECT_NE(e.find("u(-1, 0, 0)"), std::string::npos) << e;
+  EXPECT_NE(e.find("tb_sqrt("), std::string::npos) << e;
+}
+
+TEST(Codegen, AffineStencilFoldsCoefficientsInColumnOrder) {
+  // Written (z, y, x)-first and divided: printed without the division, as one accumulation by
+  // column (dx) then dy, the order apply_rows sums in too (candidates and naive round alike).
+  const Problem p = problem_from(
+      "name: t\ndims: 2\ndtype: double\nexpr: \"(4*u[0,-1] + 2*u[1,0] + 8*u[-1,0] + 1*u[0,1]) / 8\"\n"
+      "domain: [16, 16]\nsteps: 1\n");
+  const std::string src = find_strategy("naive")->source(p, {});
+  const auto apply = src.substr(src.find("static real apply("));
+  const auto body = apply.substr(0, apply.find("apply_rows"));
+  EXPECT_EQ(body.find(" / "), std::string::npos) << body;
+  // The first term a product, the others explicit FMAs (no contraction choice left to NVRTC).
+  const auto left = body.find("real(1) * u(-1, 0, 0)"), below = body.find("tb_fma(real(0.5), u(0, -1, 0), acc)"),
+             above = body.find("tb_fma(real(0.125), u(0, 1, 0), acc)"),
+             right = body.find("tb_fma(real(0.25), u(1, 0, 0), acc)");
+  ASSERT_NE(left, std::string::npos) << body;
+  ASSERT_NE(below, std::string::npos) << body;
+  ASSERT_NE(above, std::string::npos) << body;
+  ASSERT_NE(right, std::string::npos) << body;
+  EXPECT_LT(left, below);
+  EXPECT_LT(below, above);
+  EXPECT_LT(above, right);
+  // A stencil that is not affine keeps its tree and evaluates apply_rows row by row.
+  const Problem q = problem_from(
+      "name: q\ndims: 2\ndtype: double\nexpr: \"u[0,0] * u[1,0]\"\ndomain: [16, 16]\nsteps: 1\n");
+  const std::string qsrc = find_strategy("naive")->source(q, {});
+  EXPECT_NE(qsrc.find("TbRowShift<U>{u, j}"), std::string::npos);
+}
+
+TEST(Codegen, PlaneSumsForAffine3dOnly) {
+  // Sum mode (templates/tile3d.cuh): a plane's cell at dx goes to the partial sum of plane
+  // -dz, index R - dz; every term is an FMA so sums started at zero round like `apply`.
+  const Problem p = problem_from(
+      "name: t\ndims: 3\ndtype: double\nexpr: \"0.5*u[0,0,-1] + 0.25*u[1,0,0] + 0.125*u[0,0,1] + 1\"\n"
+      "domain: [16, 16, 16]\nsteps: 1\n");
+  const Strategy* sm = find_strategy("smtile3d");
+  const std::string src = sm->source(p, sm->complete(p, {{"sum", 1}}));
+  const auto sums = src.substr(src.find("static void plane_sums("));
+  EXPECT_NE(sums.find("acc[2][row - (0)] = tb_fma(real(0.5), x, acc[2][row - (0)])"), std::string::npos) << sums;
+  EXPECT_NE(sums.find("acc[0][row - (0)] = tb_fma(real(0.125), x, acc[0][row - (0)])"), std::string::npos) << sums;
+  EXPECT_NE(sums.find("acc[1][row - (0)] = tb_fma(real(0.25), x, acc[1][row - (0)])"), std::string::npos) << sums;
+  EXPECT_NE(sums.find("return sum + real(1);"), std::string::npos) << sums;
+  const Problem q = problem_from(
+      "name: q\ndims: 3\ndtype: double\nexpr: \"u[0,0,0] * u[1,0,0]\"\ndomain: [16, 16, 16]\nsteps: 1\n");
+  EXPECT_EQ(sm->source(q, sm->complete(q, {})).find("static void plane_sums("), std::string::npos);
+}
+
+TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
+  const Problem p = problem_from(
+      "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");
+  const std::string src = find_strategy("naive")->source(p, {});
+  EXPECT_NE(src.find("typedef float real;"), std::string::npos);
+  EXPECT_NE(src.find(kFullKernel), std::string::npos);
+  EXPECT_NE(src.find(kStepKernel), std::string::npos);
+}
+
+TEST(Nvrtc, ParsesPtxasReport) {
+  const std::string log =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'tb_full' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_full\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 1 barriers, 8192 bytes smem, 400 bytes cmem[0]\n"
+      "ptxas info    : Compiling entry function 'tb_step' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_step\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, used 0 barriers, 400 bytes cmem[0]\n";
+  const auto k = parse_ptxas_log(log);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k.at("tb_full").registers, 40);
+  EXPECT_EQ(k.at("tb_full").spill_bytes(), 16);
+  EXPECT_EQ(k.at("tb_full").stack_bytes, 8);
+  EXPECT_EQ(k.at("tb_full").smem_bytes, 8192);
+  EXPECT_EQ(k.at("tb_step").registers, 12);
+  EXPECT_EQ(k.at("tb_step").smem_bytes, 0);
+}
+
+// ptxas' report for a kernel calling a double sin (CUDA 13, sm_90): the slow path's own
+// properties come last and are not the kernel's.
+TEST(Nvrtc, CalledFunctionsDoNotOverwriteTheKernelsFigures) {
+  const std::string log =
+      "ptxas info    : 272 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'tb_step' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_step\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers\n"
+      "ptxas info    : Compiling entry function 'tb_full' for 'sm_90'\n"
+      "ptxas info    : Function properties for tb_full\n"
+      "    40 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 30 registers, used 0 barriers, 40 bytes cumulative stack size\n"
+      "ptxas info    : Function properties for __internal_trig_reduction_slowpathd\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+  const auto k = parse_ptxas_log(log);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k.at("tb_full").stack_bytes, 40);
+  EXPECT_EQ(k.at("tb_full").spill_bytes(), 8);
+  EXPECT_EQ(k.at("tb_full").registers, 30);
+  EXPECT_EQ(k.at("tb_step").stack_bytes, 0);
+  EXPECT_EQ(k.at("tb_step").registers, 10);
+}
+
+TEST(Nvrtc, CompileErrorCarriesLog) {
+  try {
+    (void)compile_cuda("extern \"C\" __global__ void k() { undefined_thing(); }", "sm_90");
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_NE(e.log().find("undefined_thing"), std::string::npos) << e.log();
+  }
+}
+
+// Every config x strategy x dtype, default parameters, for the two architectures we support.
+TEST(Nvrtc, EveryConfigCompilesForEveryStrategy) {
+  int compiled = 0;
+  for (const std::string& path : test::config_paths()) {
+    for (DType dtype : {DType::Double, DType::Float}) {
+      Problem p = make_problem(load_spec(path));
+      p.dtype = dtype;
+      for (const auto& s : strategies()) {
+        if (!s->supports(p)) continue;
+        const Params params = s->complete(p, {});
+        const std::string src = s->source(p, params);
+        for (const char* arch : {"sm_80", "sm_90"}) {
+          if (dtype == DType::Float && std::string(arch) == "sm_80") continue;  // keeps CI short
+          SCOPED_TRACE(path + " " + s->name() + " " + dtype_name(dtype) + " " + arch);
+          const CompiledModule m = compile_cuda(src, arch);
+          EXPECT_FALSE(m.cubin.empty());
+          ASSERT_TRUE(m.kernels.count(kFullKernel));
+          ASSERT_TRUE(m.kernels.count(kStepKernel));
+          EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+          EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
+          ++compiled;
+        }
+      }
+    }
+  }
+  EXPECT_GE(compiled, 40);
+}
+
+// The 3D modes besides the default ring, for every 3D config (sm_90, double): the register
+// queue and, for affine stencils, partial sums, in both 3D strategies.
+TEST(Nvrtc, EveryThreeDModeCompiles) {
+  int compiled = 0;
+  for (const std::string& path : test::config_paths()) {
+    const Problem p = make_problem(load_spec(path));
+    if (p.dims() != 3) continue;
+    for (const char* name : {"smtile3d", "devtile3d"})
+      for (const Params& mode : {Params{{"rq", 1}}, Params{{"sum", 1}}}) {
+        if (mode.count("sum") && !p.stencil.linear) continue;
+        const Strategy* s = find_strategy(name);
+        SCOPED_TRACE(path + " " + name + " " + params_text(mode));
+        const CompiledModule m = compile_cuda(s->source(p, s->complete(p, mode)), "sm_90");
+        ASSERT_TRUE(m.kernels.count(kFullKernel));
+        EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+        ++compiled;
+      }
+  }
+  EXPECT_GE(compiled, 20);
+}
+
+}  // namespace
+}  // namespace tbtune

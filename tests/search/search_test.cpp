@@ -1,0 +1,253 @@
+// Tests for tuner/search: which candidates the model and exhaustive searches choose.
+#include "tuner/search/search.hpp"
+
+#include <gtest/gtest.h>
+
+#include "model/device_profile.hpp"
+#include "model/model.hpp"
+#include "tests/test_util.hpp"
+#include "tuner/spec/error.hpp"
+
+namespace tbtune {
+namespace {
+
+RankedCandidate make(const char* strategy, int id, double pp, bool fits = true) {
+  RankedCandidate c;
+  c.strategy = find_strategy(strategy);
+  c.params = {{"id", id}};
+  c.prediction.PP_gcells = pp;
+  c.prediction.fits = fits;
+  return c;
+}
+
+// Sorted as rank_candidates sorts: fitting first, best PP first.
+std::vector<RankedCandidate> space() {
+  return {make("stream", 0, 100), make("naive", 99, 99.5), make("stream", 1, 99),
+          make("stream", 2, 98), make("stream", 3, 97.5), make("stream", 4, 90),
+          make("stream", 5, 80), make("stream", 6, 500, false)};
+}
+
+std::vector<int> ids(const std::vector<RankedCandidate>& cs) {
+  std::vector<int> out;
+  for (const auto& c : cs) out.push_back(c.params.at("id"));
+  return out;
+}
+
+TEST(Search, DefaultsLiveInOnePlace) {
+  const SearchOptions o;
+  EXPECT_EQ(o.mode, SearchMode::Model);
+  EXPECT_EQ(o.top, SearchDefaults::top);
+  EXPECT_EQ(o.within, SearchDefaults::within);
+  EXPECT_EQ(o.max_candidates, SearchDefaults::max_candidates);
+  EXPECT_EQ(SearchDefaults::top, 8);
+  EXPECT_DOUBLE_EQ(SearchDefaults::within, 0.03);
+  EXPECT_EQ(SearchDefaults::max_candidates, 48);
+}
+
+TEST(Search, ModelTakesTopKOnlyWithoutMargin) {
+  SearchOptions o;
+  o.top = 2;
+  o.within = 0;
+  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1}));
+}
+
+TEST(Search, ModelAddsEverythingWithinTheMarginButNeverNaiveOrNonFitting) {
+  SearchOptions o;
+  o.top = 1;
+  o.within = 0.03;  // PP >= 97
+  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1, 2, 3}));
+  o.within = 0.5;  // PP >= 50: everything that fits, and still not the 500 that does not fit
+  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Search, ModelIsCappedByMaxCandidates) {
+  SearchOptions o;
+  o.top = 5;
+  o.within = 0.5;
+  o.max_candidates = 3;
+  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1, 2}));
+  o.max_candidates = 0;
+  EXPECT_TRUE(select_candidates(space(), o).empty());
+}
+
+TEST(Search, ExhaustiveTakesEveryFittingCandidate) {
+  SearchOptions o;
+  o.mode = SearchMode::Exhaustive;
+  o.top = 1;
+  o.within = 0;
+  o.max_candidates = 1;  // model search only
+  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Search, SpaceSizeLeavesOutNaiveAndCountsWhatFits) {
+  const SpaceSize s = space_size(space());
+  EXPECT_EQ(s.candidates, 7);  // 8 ranked, less naive
+  EXPECT_EQ(s.feasible, 6);    // less the one that does not fit
+  EXPECT_FALSE(is_feasible(make("naive", 0, 1)));
+  EXPECT_FALSE(is_feasible(make("stream", 0, 1, false)));
+  EXPECT_TRUE(is_feasible(make("stream", 0, 1)));
+  // Exhaustive search selects exactly the feasible candidates.
+  SearchOptions o;
+  o.mode = SearchMode::Exhaustive;
+  EXPECT_EQ(int(select_candidates(space(), o).size()), s.feasible);
+  EXPECT_EQ(space_size({}).candidates, 0);
+}
+
+TEST(Search, RealSpaceIsRankedAndSelectedInOrder) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Double,
+                                        {1024, 1024, 1}, 100);
+  const auto ranked = rank_candidates(p, *builtin_profile("h100"));
+  ASSERT_GT(ranked.size(), 10u);
+  const auto chosen = select_candidates(ranked, SearchOptions{});
+  ASSERT_GE(chosen.size(), std::size_t(SearchDefaults::top));
+  EXPECT_LE(chosen.size(), std::size_t(SearchDefaults::max_candidates));
+  for (std::size_t i = 1; i < chosen.size(); ++i)
+    EXPECT_GE(chosen[i - 1].prediction.PP_gcells, chosen[i].prediction.PP_gcells);
+  for (const auto& c : chosen) EXPECT_NE(c.strategy->name(), "naive");
+}
+
+// A run of steps = n x t + r: n passes of the full kernel, r of the step kernel (depth 1, the
+// same tile). The prediction weighs both by their time; a multiple of t costs nothing extra.
+TEST(Search, PredictionCountsTheRemainderSteps) {
+  const Strategy& s = *find_strategy("smtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                  {384, 352, 512}, 20);
+  const Params k{{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}};
+  const Prediction full = predict(s.model_terms(p, k, d), p, d);
+  const Prediction step = predict(s.model_terms(p, s.step_params(k), d), p, d);
+  EXPECT_EQ(s.step_params(k).at("t"), 1);
+  EXPECT_GT(full.PP_gcells, step.PP_gcells);  // one step per pass moves the same bytes
+
+  // 20 = 6 x 3 + 2
+  ModelTerms terms;
+  const Prediction run = predict_candidate(s, p, k, d, &terms);
+  EXPECT_EQ(terms.depth, 3);
+  const double want = 20.0 / (18.0 / full.PP_gcells + 2.0 / step.PP_gcells);
+  EXPECT_NEAR(run.PP_gcells, want, 1e-9 * want);
+  EXPECT_LT(run.V_steps, 0.97);
+  EXPECT_NEAR(run.V, full.V * run.V_steps, 1e-12);
+  EXPECT_NEAR(run.PP_gcells, run.P_gcells * run.V, 1e-9 * want);
+
+  p.steps = 21;  // a multiple of t: the full kernel's prediction as it is
+  const Prediction exact = predict_candidate(s, p, k, d);
+  EXPECT_EQ(exact.V_steps, 1.0);
+  EXPECT_NEAR(exact.PP_gcells, predict(s.model_terms(p, k, d), p, d).PP_gcells, 1e-9);
+}
+
+// Sum mode's z planes are not independent: each one's terms go into the partial sums the
+// next one adds to (templates/tile3d.cuh), so only the ring counts them as parallel work.
+TEST(Search, OnlyTheRingCountsZPlanesAsParallelWork) {
+  const Strategy& s = *find_strategy("smtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {384, 352, 512}, 20);
+  Params k{{"t", 4}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}, {"bps", 1}, {"sum", 0}};
+  EXPECT_EQ(s.model_terms(p, k, d).ilp, 2);
+  k["sum"] = 1;
+  EXPECT_EQ(s.model_terms(p, k, d).ilp, 1);
+}
+
+// Device tiling's step kernel (depth 1) has no fused level to exchange and never synchronises
+// the grid (templates/tile3d.cuh), so a remainder step costs no grid syncs.
+TEST(Search, DeviceTilingStepKernelHasNoGridSyncs) {
+  const Strategy& s = *find_strategy("devtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {384, 352, 512}, 20);
+  const Params k{{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}};
+  EXPECT_GT(s.model_terms(p, k, d).syncs_per_pass, 512.0);
+  EXPECT_EQ(s.model_terms(p, s.step_params(k), d).syncs_per_pass, 0.0);
+  EXPECT_EQ(predict(s.model_terms(p, s.step_params(k), d), p, d).V_sync, 1.0);
+  EXPECT_LT(predict_candidate(s, p, k, d).V_steps, 1.0);  // 20 = 6 x 3 + 2
+}
+
+// The register queue (rq=1, templates/tile3d.cuh): the thread's own column comes from registers,
+// so fewer shared-memory reads; a star stencil's planes above level 0 are read in shared memory
+// only at dz = 0, so those levels hold 2z planes instead of 2z + 2R; a box reads every dz off
+// the own column and keeps its rings. Parameters stored before rq existed mean rq=0.
+TEST(Search, RegisterQueueSavesSharedMemory) {
+  const Strategy& s = *find_strategy("smtile3d");
+  const DeviceProfile d = *builtin_profile("h100");
+  const auto problem = [](const char* spec) {
+    return test::small_problem(test::source_dir() + "/configs/" + spec, DType::Double, {384, 352, 512}, 20);
+  };
+  const Problem star = problem("j3d7pt.yaml"), box = problem("j3d27pt.yaml");
+  Params k{{"t", 4}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}, {"rq", 0}};
+  const ModelTerms ring = s.model_terms(star, k, d);
+  Params legacy = k;
+  legacy.erase("rq");
+  EXPECT_EQ(s.model_terms(star, legacy, d).smem_bytes, ring.smem_bytes);
+  k["rq"] = 1;
+  const ModelTerms queue = s.model_terms(star, k, d);
+  const long plane = 34 * 34 * 8;
+  EXPECT_EQ(ring.smem_bytes, 4 * 4 * plane);            // ring_slots(1, 1) = 4 per level
+  EXPECT_EQ(queue.smem_bytes, (4 + 3 * 2) * plane);     // level 0 keeps 4, the others 2
+  // 7-point star, 2 rows: per 2 cells 6 reads (dz = 0, off the own column) instead of 12, plus
+  // level 0's own cells once per plane (1/t).
+  EXPECT_NEAR(ring.a_sm, 12.0 / 2 + 1 + 1.0 / 4, 1e-12);
+  EXPECT_NEAR(queue.a_sm, 6.0 / 2 + 1.0 / 4 + 1 + 1.0 / 4, 1e-12);
+  // The least a kernel holding the queue takes: 4 levels x 3 planes x 2 rows of doubles, plus 24.
+  EXPECT_EQ(queue.regs_per_thread, 24 + 4 * 3 * 2 * 2);
+  EXPECT_EQ(s.model_terms(box, k, d).smem_bytes, s.model_terms(box, legacy, d).smem_bytes);
+  // The generated kernel gets both rings and the lag of the star's planes (R - 0).
+  const std::string src = s.source(star, k);
+  EXPECT_NE(src.find("#define TB_RING0 4\n#define TB_RING 2\n#define TB_LAG 1\n"), std::string::npos);
+
+  // The levels above 0 never unroll more iterations than level 0's ring: at z = 2 the star's 4
+  // planes do not divide level 0's 6, so they keep 6.
+  k["z"] = 2;
+  EXPECT_NE(s.source(star, k).find("#define TB_RING0 6\n#define TB_RING 6\n"), std::string::npos);
+  k["z"] = 1;
+
+  Params both = k;
+  both["sum"] = 1;
+  EXPECT_THROW(s.complete(star, both), UsageError);
+  Params bad = k;
+  bad["rq"] = 2;
+  EXPECT_THROW(s.complete(star, bad), UsageError);
+}
+
+// A candidate deeper than the run would only ever launch its step kernel: left out.
+TEST(Search, NoCandidateIsDeeperThanTheRun) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {130, 98, 66}, 3);
+  const auto ranked = rank_candidates(p, *builtin_profile("h100"));
+  ASSERT_FALSE(ranked.empty());
+  bool deepest = false;
+  for (const auto& c : ranked) {
+    EXPECT_LE(c.strategy->depth(c.params), 3) << c.strategy->name() << " " << params_text(c.params);
+    deepest = deepest || c.strategy->depth(c.params) == 3;
+  }
+  EXPECT_TRUE(deepest);
+}
+
+// --param: only the candidates with those values, each judged by the exact limits alone (the
+// register estimate leaves the decision to ptxas); a filter that matches nothing is an error.
+TEST(Search, ParamFilterKeepsItsCandidatesAndLeavesRegistersToPtxas) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d13pt.yaml", DType::Double,
+                                        {384, 352, 64}, 10);
+  const DeviceProfile d = *builtin_profile("h100");
+  const Params want{{"t", 3}, {"tx", 64}, {"ty", 32}, {"cy", 8}, {"z", 1}, {"rq", 1}};
+  // Held registers alone exceed the 255 a thread may have: the unfiltered ranking rules it out.
+  bool ruled_out = false;
+  for (const auto& c : rank_candidates(p, d, "smtile3d"))
+    if (c.params.at("t") == 3 && c.params.at("tx") == 64 && c.params.at("ty") == 32 && c.params.at("cy") == 8 &&
+        c.params.at("z") == 1 && c.params.at("rq") == 1) {
+      ruled_out = !c.prediction.fits;
+      EXPECT_NE(c.prediction.why_not.find("registers"), std::string::npos) << c.prediction.why_not;
+    }
+  EXPECT_TRUE(ruled_out);
+
+  const auto filtered = rank_candidates(p, d, "smtile3d", want);
+  ASSERT_FALSE(filtered.empty());
+  for (const auto& c : filtered) {
+    for (const auto& [name, value] : want) EXPECT_EQ(c.params.at(name), value) << name;
+    EXPECT_TRUE(c.prediction.fits) << c.prediction.why_not;
+  }
+  EXPECT_THROW((void)rank_candidates(p, d, "smtile3d", {{"t", 99}}), UsageError);
+  EXPECT_THROW((void)rank_candidates(p, d, "", {{"no_such", 1}}), UsageError);
+}
+
+}  // namespace
+}  // namespace tbtune

@@ -1,0 +1,82 @@
+#pragma once
+/// @file strategy.hpp
+/// The one interface every kernel strategy implements. The search, the engine and the cache
+/// talk to strategies only through it; adding a strategy means one new file in
+/// tuner/strategies/ and one line in the registry (strategy.cpp).
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/device_profile.hpp"
+#include "model/model.hpp"
+#include "tuner/spec/stencil.hpp"
+
+namespace tbtune {
+
+/// A candidate's tunable parameters, by name. Ordered, so printing and hashing are stable.
+using Params = std::map<std::string, int>;
+
+/// "k1=v1,k2=v2" in key order.
+[[nodiscard]] std::string params_text(const Params& p);
+/// Parses "k=v" items (as given to `--param`); throws UsageError.
+[[nodiscard]] Params parse_params(const std::vector<std::string>& items);
+
+/// Names of the two kernels every generated source defines. `kFullKernel` advances `depth`
+/// steps per launch, `kStepKernel` one step (it runs the remainder when steps % depth != 0).
+inline constexpr const char* kFullKernel = "tb_full";
+inline constexpr const char* kStepKernel = "tb_step";
+
+/// How one kernel is launched. Every kernel takes (const real* in, real* out, int nx, int ny,
+/// int nz, real* scratch) and writes every interior cell of `out`; the boundary ring of `out`
+/// must already hold the fixed values (the runner initialises both buffers identically).
+struct Launch {
+  std::array<unsigned, 3> grid{1, 1, 1};
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::size_t dynamic_smem = 0;
+  bool cooperative = false;   ///< launch with cudaLaunchCooperativeKernel (grid.sync() inside)
+  std::size_t scratch_elems = 0;  ///< size of the `scratch` buffer the kernel needs
+};
+
+/// Facts about the device the launch is for, read from the device or the compiled kernel.
+struct LaunchContext {
+  int sm_count = 0;
+  int resident_blocks_per_sm = 1;  ///< occupancy of this kernel (from its real resource use)
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  [[nodiscard]] virtual std::string name() const = 0;
+  /// One line for `--help` and listings.
+  [[nodiscard]] virtual std::string summary() const = 0;
+  [[nodiscard]] virtual bool supports(const Problem& problem) const = 0;
+  /// Every parameter point worth considering for `problem` on `device` (before the model).
+  [[nodiscard]] virtual std::vector<Params> space(const Problem& problem,
+                                                  const DeviceProfile& device) const = 0;
+  /// Defaults filled in and values checked, for parameters a user gives by hand; throws UsageError.
+  [[nodiscard]] virtual Params complete(const Problem& problem, const Params& given) const = 0;
+  /// Time steps one launch of kFullKernel advances.
+  [[nodiscard]] virtual int depth(const Params& params) const = 0;
+  /// The candidate that kStepKernel is, in this strategy's parameters: it runs the steps left
+  /// when the step count is not a multiple of depth(), one per launch. The model predicts it to
+  /// weigh those steps (search.cpp). Strategies of depth 1 are their own step kernel.
+  [[nodiscard]] virtual Params step_params(const Params& params) const { return params; }
+  /// The candidate in the model's terms.
+  [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
+                                               const DeviceProfile& device) const = 0;
+  /// Complete CUDA source defining kFullKernel and kStepKernel as extern "C" kernels.
+  [[nodiscard]] virtual std::string source(const Problem& problem, const Params& params) const = 0;
+  /// Launch geometry of kFullKernel (full = true) or kStepKernel (full = false).
+  [[nodiscard]] virtual Launch launch(const Problem& problem, const Params& params, bool full,
+                                      const LaunchContext& ctx) const = 0;
+};
+
+/// All strategies, in a fixed order.
+[[nodiscard]] const std::vector<std::unique_ptr<Strategy>>& strategies();
+/// The strategy called `name`, or nullptr.
+[[nodiscard]] const Strategy* find_strategy(const std::string& name);
+
+}  // namespace tbtune

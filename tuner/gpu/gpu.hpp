@@ -1,0 +1,98 @@
+#pragma once
+/// @file gpu.hpp
+/// A thin layer over the CUDA runtime (linked statically; it opens the driver at run time, so
+/// the binary starts on machines without one): device discovery, buffers, CUBIN loading,
+/// occupancy, launches and event timing. Every failing call throws CudaError naming the call
+/// and the source line; no driver or no device throws NoGpuError.
+#include <cstddef>
+#include <string>
+
+#include "tuner/codegen/strategy.hpp"
+
+namespace tbtune {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  long memory_bytes = 0;
+  int driver_version = 0;
+  long smem_per_sm = 0;
+  long smem_per_block_optin = 0;
+  int regs_per_sm = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  long l2_bytes = 0;
+  double clock_ghz = 0;
+};
+
+/// Selects device `index` and describes it. Throws NoGpuError when there is no driver or device.
+[[nodiscard]] DeviceInfo open_device(int index);
+
+/// Device memory, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  [[nodiscard]] void* get() const { return ptr_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  void upload(const void* host, std::size_t bytes);
+  void download(void* host, std::size_t bytes) const;
+  void copy_from(const DeviceBuffer& other);
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// A CUBIN loaded into the current context; kernels are looked up by name.
+class LoadedModule {
+ public:
+  explicit LoadedModule(const std::string& cubin);
+  ~LoadedModule();
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+  /// Opaque kernel handle for launch(); throws CudaError if there is no such kernel.
+  [[nodiscard]] const void* kernel(const char* name) const;
+
+ private:
+  void* lib_ = nullptr;
+};
+
+/// Blocks of `kernel` that fit on one SM with `launch`'s block size and dynamic shared memory;
+/// also raises the kernel's dynamic shared-memory limit when it needs more than 48 KiB.
+[[nodiscard]] int resident_blocks_per_sm(const void* kernel, const Launch& launch);
+
+/// Launches `kernel` with the standard arguments (in, out, nx, ny, nz, scratch).
+void launch_kernel(const void* kernel, const Launch& launch, const void* in, void* out, int nx,
+                   int ny, int nz, void* scratch);
+
+/// Launches `kernel` with any argument list: `args[i]` points at the i-th argument's value, as
+/// for cudaLaunchKernel. Cooperative when `launch.cooperative`.
+void launch_kernel_args(const void* kernel, const Launch& launch, void** args);
+
+/// Waits for the device and throws CudaError for any error a kernel raised.
+void synchronize();
+
+/// Times device work between start() and stop() with CUDA events, in seconds.
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start();
+  [[nodiscard]] double stop();
+
+ private:
+  void* begin_ = nullptr;
+  void* end_ = nullptr;
+};
+
+}  // namespace tbtune

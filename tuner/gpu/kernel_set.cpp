@@ -1,0 +1,60 @@
+#include "tuner/gpu/kernel_set.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "tuner/spec/error.hpp"
+
+namespace tbtune {
+namespace {
+
+// Occupancy from the kernel's real resource use, then the strategy's geometry for it.
+Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool full,
+               const void* kernel, const DeviceInfo& d) {
+  LaunchContext ctx{d.sm_count, 1};
+  Launch l = s.launch(p, params, full, ctx);  // block size and smem do not depend on ctx
+  // Checked here rather than left to the driver, whose "invalid argument" would not say why.
+  if (long(l.dynamic_smem) > d.smem_per_block_optin)
+    throw Error(fmt::format("{} kernel needs {} bytes of shared memory per block; the device allows {}",
+                            full ? "full" : "step", l.dynamic_smem, d.smem_per_block_optin));
+  ctx.resident_blocks_per_sm = resident_blocks_per_sm(kernel, l);
+  if (ctx.resident_blocks_per_sm == 0)
+    throw Error(fmt::format("{} kernel cannot run: {} threads with {} bytes of dynamic shared memory "
+                            "do not fit on one SM", full ? "full" : "step",
+                            l.block[0] * l.block[1] * l.block[2], l.dynamic_smem));
+  l = s.launch(p, params, full, ctx);
+  const long blocks = long(l.grid[0]) * l.grid[1] * l.grid[2];
+  if (l.cooperative && blocks > long(ctx.resident_blocks_per_sm) * d.sm_count)
+    throw Error(fmt::format("{} kernel needs {} co-resident blocks but only {} x {} SMs fit",
+                            full ? "full" : "step", blocks, ctx.resident_blocks_per_sm, d.sm_count));
+  return l;
+}
+
+}  // namespace
+
+KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Problem& problem,
+                     const std::string& cubin, const DeviceInfo& device)
+    : problem_(problem), module_(std::make_unique<LoadedModule>(cubin)), depth_(strategy.depth(params)) {
+  full_ = module_->kernel(kFullKernel);
+  step_ = module_->kernel(kStepKernel);
+  full_launch_ = resolve(strategy, problem, params, true, full_, device);
+  step_launch_ = resolve(strategy, problem, params, false, step_, device);
+  const std::size_t elems = std::max(full_launch_.scratch_elems, step_launch_.scratch_elems);
+  if (elems) scratch_ = DeviceBuffer(elems * std::size_t(dtype_bytes(problem.dtype)));
+}
+
+void* KernelSet::run(void* a, void* b, long steps) {
+  const int nx = int(problem_.domain[0]), ny = int(problem_.domain[1]), nz = int(problem_.domain[2]);
+  const long full_launches = steps / depth_;
+  const long total = full_launches + steps % depth_;
+  for (long i = 0; i < total; ++i) {
+    const bool full = i < full_launches;
+    launch_kernel(full ? full_ : step_, full ? full_launch_ : step_launch_, a, b, nx, ny, nz,
+                  scratch_.get());
+    std::swap(a, b);
+  }
+  return a;
+}
+
+}  // namespace tbtune

@@ -1,0 +1,38 @@
+#pragma once
+/// @file kernel_set.hpp
+/// A candidate's compiled kernels, loaded and ready to advance a problem by any number of
+/// steps: `depth` steps per launch of the full kernel, the rest one step per launch. The tuner's
+/// runner and the application-facing library both run kernels through this one class.
+#include <memory>
+#include <string>
+
+#include "tuner/codegen/strategy.hpp"
+#include "tuner/gpu/gpu.hpp"
+
+namespace tbtune {
+
+class KernelSet {
+ public:
+  /// Loads `cubin` on the current device and resolves launch geometry from the kernels' real
+  /// occupancy. Throws CudaError, or Error when the candidate cannot be launched as built.
+  KernelSet(const Strategy& strategy, const Params& params, const Problem& problem,
+            const std::string& cubin, const DeviceInfo& device);
+
+  /// Advances `steps` steps from `a`, ping-ponging between the device arrays `a` and `b` (both
+  /// holding the boundary ring). Returns the array holding the result. Asynchronous.
+  void* run(void* a, void* b, long steps);
+
+  [[nodiscard]] int depth() const { return depth_; }
+  [[nodiscard]] const Launch& full_launch() const { return full_launch_; }
+
+ private:
+  Problem problem_;
+  std::unique_ptr<LoadedModule> module_;
+  const void* full_ = nullptr;
+  const void* step_ = nullptr;
+  Launch full_launch_, step_launch_;
+  int depth_ = 1;
+  DeviceBuffer scratch_;
+};
+
+}  // namespace tbtune

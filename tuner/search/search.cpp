@@ -1,0 +1,115 @@
+#include "tuner/search/search.hpp"
+
+#include <algorithm>
+
+#include "tuner/spec/error.hpp"
+
+namespace tbtune {
+
+Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
+                              const Params& params, const DeviceProfile& device, ModelTerms* terms) {
+  const ModelTerms full_terms = strategy.model_terms(problem, params, device);
+  if (terms) *terms = full_terms;
+  Prediction full = predict(full_terms, problem, device);
+  const long t = strategy.depth(params);
+  const long rest = t > 0 ? problem.steps % t : 0;
+  if (rest == 0 || full.PP_gcells <= 0) return full;
+  // A remainder step reads and writes the whole domain like a full pass but advances one step:
+  // at 20 steps a depth of 3 runs 6 passes and 2 single steps, 8 passes' traffic for 20 steps.
+  const Params step_params = strategy.step_params(params);
+  if (strategy.depth(step_params) != 1)
+    throw Error(strategy.name() + ": step_params must describe the one-step kernel (depth 1)");
+  const Prediction step = predict(strategy.model_terms(problem, step_params, device), problem, device);
+  if (step.PP_gcells <= 0) return full;
+  const double full_steps = double(problem.steps - rest);
+  const double run = double(problem.steps) / (full_steps / full.PP_gcells + double(rest) / step.PP_gcells);
+  full.V_steps = run / full.PP_gcells;
+  full.V *= full.V_steps;
+  full.PP_gcells = run;
+  return full;
+}
+
+std::vector<RankedCandidate> rank_candidates(const Problem& problem, const DeviceProfile& device,
+                                             const std::string& only_strategy, const Params& only_params) {
+  const auto wanted = [&](const Params& p) {
+    for (const auto& [name, value] : only_params) {
+      const auto it = p.find(name);
+      if (it == p.end() || it->second != value) return false;
+    }
+    return true;
+  };
+  std::vector<RankedCandidate> out;
+  for (const auto& s : strategies()) {
+    if (!only_strategy.empty() && s->name() != only_strategy) continue;
+    if (!s->supports(problem)) continue;
+    for (const Params& p : s->space(problem, device)) {
+      // Deeper than the whole run: its full kernel would never launch, and it would run exactly
+      // as its depth-1 twin does (every step by the step kernel).
+      if (s->depth(p) > problem.steps || !wanted(p)) continue;
+      RankedCandidate c{s.get(), p, {}, {}};
+      c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
+      if (!only_params.empty() && !c.prediction.fits) {
+        ModelTerms exact = c.terms;
+        exact.regs_per_thread = 0;  // an estimate: ptxas decides
+        c.prediction.why_not = resource_check(exact, device);
+        c.prediction.fits = c.prediction.why_not.empty();
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  if (out.empty() && !only_params.empty())
+    throw UsageError("--param " + params_text(only_params) + ": no candidate" +
+                     (only_strategy.empty() ? "" : " of " + only_strategy) + " in the space has these values");
+  // Stable, so equal predictions keep the strategies' own order (simplest first).
+  std::stable_sort(out.begin(), out.end(), [](const RankedCandidate& a, const RankedCandidate& b) {
+    if (a.prediction.fits != b.prediction.fits) return a.prediction.fits;
+    return a.prediction.PP_gcells > b.prediction.PP_gcells;
+  });
+  return out;
+}
+
+bool is_feasible(const RankedCandidate& c) {
+  return c.strategy->name() != "naive" && c.prediction.fits;
+}
+
+SpaceSize space_size(const std::vector<RankedCandidate>& ranked) {
+  SpaceSize s;
+  for (const auto& c : ranked) {
+    if (c.strategy->name() == "naive") continue;
+    ++s.candidates;
+    if (is_feasible(c)) ++s.feasible;
+  }
+  return s;
+}
+
+std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
+                                               const SearchOptions& options) {
+  std::vector<RankedCandidate> feasible;
+  for (const auto& c : ranked)
+    if (is_feasible(c)) feasible.push_back(c);
+  if (options.mode == SearchMode::Exhaustive || feasible.empty()) return feasible;
+
+  // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
+  // ones within the margin form a prefix.
+  const double threshold = (1.0 - options.within) * feasible.front().prediction.PP_gcells;
+  std::vector<RankedCandidate> out;
+  for (const auto& c : feasible) {
+    if (int(out.size()) >= options.max_candidates) break;
+    const bool close = options.within > 0 && c.prediction.PP_gcells >= threshold;
+    if (int(out.size()) >= options.top && !close) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked, int skip,
+                                       int count) {
+  std::vector<RankedCandidate> out;
+  for (const auto& c : ranked) {
+    if (int(out.size()) >= count) break;
+    if (is_feasible(c) && skip-- <= 0) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace tbtune
