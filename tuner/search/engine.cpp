@@ -88,198 +88,279 @@ void take_measurement(Trial& t, const Measurement& m, const Problem& p, bool ver
   }
 }
 
-}  // namespace
+/// One run of the engine over a candidate list, in the steps of its algorithm: find the stored
+/// trials to resume from, queue the compiles, then take the candidates in rank order (reuse a
+/// stored trial, or compile, prune, verify and time) until the search has settled enough of
+/// them, and store the fastest verified one as the winner.
+class EngineRun {
+ public:
+  EngineRun(const Problem& problem, const WinnerKey& key,
+            const std::vector<RankedCandidate>& candidates, Measurer& measurer, Cache& cache,
+            const EngineOptions& options, const ProgressFn& progress)
+      : problem_(problem), key_(key), candidates_(candidates), measurer_(measurer), cache_(cache),
+        o_(options), progress_(progress), n_(int(candidates.size())),
+        stored_(candidates.size()), dir_(options.work_dir),
+        reference_path_(dir_.file("reference.bin")), compiled_(candidates.size()),
+        pool_(options.compile_threads) {}
 
-EngineResult run_engine(const Problem& problem, const WinnerKey& key,
-                        const std::vector<RankedCandidate>& candidates, Measurer& measurer,
-                        Cache& cache, const EngineOptions& o, const ProgressFn& progress) {
-  using clock = std::chrono::steady_clock;
-  const auto started = clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
-  if (candidates.empty() || candidates.front().strategy->name() != "naive")
-    throw Error("the engine needs the naive reference as its first candidate");
-  const int n = int(candidates.size());
-  EngineResult result;
-
-  // Resume: a candidate with a stored trial under the same key and step count is not run
-  // again. Skipped trials are not reused: pruning is cheap, and --allow-spills changes it. The
-  // stand-ins (after the first max_timed) do not count here: a finished tune run again compiles
-  // nothing.
-  std::vector<std::optional<Trial>> stored(static_cast<std::size_t>(n));
-  const int first_stand_in = o.max_timed > 0 ? std::min(n, 1 + o.max_timed) : n;
-  bool any_to_run = false;
-  for (int i = 0; i < n; ++i) {
-    const RankedCandidate& c = candidates[std::size_t(i)];
-    if (!o.fresh) stored[std::size_t(i)] = cache.find_trial(key, problem.steps, c.strategy->name(), c.params);
-    if (i < first_stand_in) any_to_run = any_to_run || !stored[std::size_t(i)];
+  EngineResult run() {
+    const bool anything_to_run = find_stored_trials();
+    if (anything_to_run) queue_all_compiles();
+    try {
+      for (int i = 0; i < n_ && !search_settled(); ++i) {
+        if (stored_[std::size_t(i)]) {
+          reuse_stored_trial(i);
+        } else if (stopped_or_out_of_budget()) {
+          leave_out(i);
+          continue;
+        } else {
+          try_candidate(i);
+        }
+        settle(i);
+      }
+    } catch (...) {
+      // What was measured before the GPU side failed as a whole is kept.
+      try {
+        store_winner();
+      } catch (...) {  // the first failure is the one to report
+      }
+      throw;
+    }
+    store_winner();
+    return std::move(result_);
   }
 
-  WorkDir dir(o.work_dir);
-  const std::string reference_path = dir.file("reference.bin");
-  // Whenever anything runs, all compiles are queued up front, in rank order, so they overlap the
-  // GPU timing; the naive one too, as its output is the reference. A stand-in needed although
-  // nothing else ran (its place held by a stored `resources` trial) is queued when reached.
-  // Declared last among the locals its tasks use, so it is destroyed (pending tasks dropped,
-  // running ones joined) first.
-  std::vector<std::future<Compiled>> compiled(static_cast<std::size_t>(n));
-  ThreadPool pool(o.compile_threads);
-  const auto submit = [&](int i) {
-    if (compiled[std::size_t(i)].valid()) return;
-    const RankedCandidate* c = &candidates[std::size_t(i)];
-    const std::string path = dir.file(fmt::format("c{}.cubin", i));
-    compiled[std::size_t(i)] = pool.submit([c, path, &problem, &o] {
-      Compiled out{o.compile(c->strategy->source(problem, c->params), o.arch, o.compile_cache_dir), path};
+ private:
+  using clock = std::chrono::steady_clock;
+
+  [[nodiscard]] double elapsed() const {
+    return std::chrono::duration<double>(clock::now() - started_).count();
+  }
+  [[nodiscard]] const RankedCandidate& candidate(int i) const { return candidates_[std::size_t(i)]; }
+
+  /// Resume: a candidate with a stored trial under the same key and step count is not run
+  /// again. Skipped trials are not reused: pruning is cheap, and --allow-spills changes it.
+  /// Returns whether any candidate before the stand-ins lacks a stored trial: a finished tune
+  /// run again compiles nothing.
+  bool find_stored_trials() {
+    const int first_stand_in = o_.max_timed > 0 ? std::min(n_, 1 + o_.max_timed) : n_;
+    bool any_to_run = false;
+    for (int i = 0; i < n_; ++i) {
+      const RankedCandidate& c = candidate(i);
+      if (!o_.fresh)
+        stored_[std::size_t(i)] = cache_.find_trial(key_, problem_.steps, c.strategy->name(), c.params);
+      if (i < first_stand_in) any_to_run = any_to_run || !stored_[std::size_t(i)];
+    }
+    return any_to_run;
+  }
+
+  /// Whenever anything runs, all compiles are queued up front, in rank order, so they overlap the
+  /// GPU timing; the naive one too, as its output is the reference. A stand-in needed although
+  /// nothing else ran (its place held by a stored `resources` trial) is queued when reached.
+  void queue_all_compiles() {
+    for (int i = 0; i < n_; ++i)
+      if (i == 0 || !stored_[std::size_t(i)]) queue_compile(i);
+  }
+
+  void queue_compile(int i) {
+    if (compiled_[std::size_t(i)].valid()) return;
+    const RankedCandidate* c = &candidate(i);
+    const std::string path = dir_.file(fmt::format("c{}.cubin", i));
+    compiled_[std::size_t(i)] = pool_.submit([c, path, this] {
+      Compiled out{o_.compile(c->strategy->source(problem_, c->params), o_.arch, o_.compile_cache_dir),
+                   path};
       std::ofstream f(path, std::ios::binary);
       f.write(out.module.cubin.data(), std::streamsize(out.module.cubin.size()));
       if (!f) throw Error(fmt::format("cannot write '{}'", path));
       return out;
     });
-  };
-  if (any_to_run)
-    for (int i = 0; i < n; ++i)
-      if (i == 0 || !stored[std::size_t(i)]) submit(i);
+  }
 
-  bool reference_ready = false;
-  auto run_reference = [&](Compiled& naive) {
-    MeasureJob job{0, &candidates.front(), naive.path, naive.module.log, true, reference_path};
-    MeasureOutcome out = measurer.measure(job);
+  /// With stand-ins, the search ends once max_timed candidates are settled.
+  [[nodiscard]] bool search_settled() const { return o_.max_timed > 0 && settled_ >= o_.max_timed; }
+
+  /// What the progress display counts to: every candidate, or with stand-ins the ones that will
+  /// have been looked at once max_timed are settled.
+  [[nodiscard]] int expected() const {
+    return o_.max_timed > 0 ? std::min(n_, 1 + o_.max_timed + passed_over_) : n_;
+  }
+
+  /// Counts candidate i's outcome in the tally, which leaves out the naive reference: it is not
+  /// part of any search.
+  void count(int i, int SearchTally::*outcome) {
+    if (i > 0) ++(result_.tally.*outcome);
+  }
+
+  void reuse_stored_trial(int i) {
+    Trial t = *stored_[std::size_t(i)];
+    t.reused = true;
+    ++result_.reused;
+    count(i, &SearchTally::reused);
+    result_.trials.push_back(std::move(t));
+  }
+
+  /// A stop request or the spent budget: once set, every candidate still to run is left out.
+  bool stopped_or_out_of_budget() {
+    if (o_.stop && o_.stop->load()) result_.interrupted = true;
+    if (o_.budget_s > 0 && elapsed() >= o_.budget_s) result_.out_of_budget = true;
+    return result_.interrupted || result_.out_of_budget;
+  }
+
+  void leave_out(int i) {
+    ++result_.not_run;
+    count(i, &SearchTally::not_run);
+    if (i > 0) ++settled_;
+  }
+
+  /// Runs the naive kernel, whose output becomes the reference the others are verified against.
+  MeasureOutcome run_reference(Compiled& naive) {
+    MeasureJob job{0, &candidates_.front(), naive.path, naive.module.log, true, reference_path_};
+    MeasureOutcome out = measurer_.measure(job);
     if (out.status != TrialStatus::Ok)
       throw Error("the naive reference kernel failed, so nothing can be verified: " + out.message);
-    reference_ready = true;
+    reference_ready_ = true;
     return out;
-  };
-  // Stores the fastest verified trial as the winner, also when the loop below ends in an
-  // exception (the GPU side failing as a whole): what was measured so far is kept.
-  int best = -1;  // index into result.trials of the fastest verified trial
-  auto store_winner = [&] {
-    if (best >= 0) {
-      Trial& w = result.trials[std::size_t(best)];
-      if (w.cubin.empty()) {
-        // A reused winner: the cache keeps no image with trials, so build it again (usually a
-        // hit in the CUBIN folder).
-        const Strategy* s = find_strategy(w.strategy);
-        if (!s) throw Error(fmt::format("stored trial names unknown strategy '{}'", w.strategy));
-        w.cubin = o.compile(s->source(problem, w.params), o.arch, o.compile_cache_dir).cubin;
-      }
-      result.winner = Winner{key, problem.stencil.name, problem.steps, w, TBTUNE_VERSION, utc_now()};
-      if (o.keep_faster_winner) {
-        auto previous = cache.winner(key);
-        if (previous && previous->trial.gcells_median > w.gcells_median) {
-          result.kept = std::move(previous);
-          return;
+  }
+
+  /// The reference for a candidate run after a resumed (reused) naive trial: run naive now.
+  void ensure_reference() {
+    if (reference_ready_) return;
+    if (!naive_) {
+      queue_compile(0);
+      naive_ = compiled_.front().get();
+    }
+    (void)run_reference(*naive_);
+  }
+
+  /// Waits for candidate i's compile; a compile failure becomes the trial's status.
+  std::optional<Compiled> wait_for_compile(int i, Trial& t) {
+    queue_compile(i);
+    try {
+      return compiled_[std::size_t(i)].get();
+    } catch (const CompileError& e) {
+      t.status = TrialStatus::CompileError;
+      t.message = e.what() + std::string("\n") + e.log();
+    } catch (const Error& e) {
+      if (i == 0) throw;
+      t.status = TrialStatus::CompileError;
+      t.message = e.what();
+    }
+    count(i, &SearchTally::compile_errors);
+    return std::nullopt;
+  }
+
+  /// Compiles, prunes, verifies and times candidate i, and stores its trial.
+  void try_candidate(int i) {
+    const RankedCandidate& c = candidate(i);
+    if (progress_) progress_({TuneEvent::Kind::Start, i, expected(), nullptr, elapsed()});
+    Trial t = base_trial(c);
+    std::optional<Compiled> cc = wait_for_compile(i, t);
+    if (cc) {
+      const Pruning pr = i == 0 ? Pruning{} : prune_after_compile(c, cc->module, o_.profile, o_.allow_spills);
+      if (pr.status != TrialStatus::Ok) {
+        count(i, &SearchTally::pruned);
+        t.status = pr.status;
+        t.message = pr.message;
+        const auto& k = cc->module.kernels.at(kFullKernel);
+        t.registers = k.registers;
+        t.spill_bytes = k.spill_bytes();
+        t.smem_bytes = k.smem_bytes;
+      } else if (i == 0) {
+        take_measurement(t, run_reference(*cc).measurement, problem_, false);
+      } else {
+        ensure_reference();
+        count(i, &SearchTally::timed);
+        const MeasureOutcome out =
+            measurer_.measure({i, &c, cc->path, cc->module.log, false, reference_path_});
+        if (out.status == TrialStatus::Ok) {
+          take_measurement(t, out.measurement, problem_, true);
+        } else {
+          t.status = out.status;
+          t.message = out.message;
         }
       }
-      cache.put_winner(*result.winner);
     }
-  };
-  std::optional<Compiled> naive;  // kept for a later reference run when naive itself is reused
+    if (i == 0 && t.status != TrialStatus::Ok)
+      throw Error("the naive reference kernel failed, so nothing can be verified: " + t.message);
+    cache_.add_trial(key_, problem_.steps, t);  // its own transaction: kill -9 loses only the next
+    if (t.status == TrialStatus::Ok && cc) t.cubin = cc->module.cubin;
+    result_.trials.push_back(std::move(t));
+  }
+
+  /// Counts candidate i's trial as settled or passed over (one more stands in for it), keeps it
+  /// as the best so far if it is the fastest verified one, and reports it.
+  void settle(int i) {
+    Trial& t = result_.trials.back();
+    if (i > 0) {
+      const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
+                          t.status == TrialStatus::CompileError;
+      ++(passed ? passed_over_ : settled_);
+    }
+    if (t.status == TrialStatus::Ok &&
+        (best_ < 0 || t.gcells_median > result_.trials[std::size_t(best_)].gcells_median)) {
+      if (best_ >= 0) result_.trials[std::size_t(best_)].cubin.clear();  // keep one image only
+      best_ = int(result_.trials.size()) - 1;
+    } else {
+      t.cubin.clear();
+    }
+    if (progress_) progress_({TuneEvent::Kind::Measured, i, expected(), &t, elapsed()});
+  }
+
+  /// Stores the fastest verified trial as the winner (unless a faster stored one is kept).
+  void store_winner() {
+    if (best_ < 0) return;
+    Trial& w = result_.trials[std::size_t(best_)];
+    if (w.cubin.empty()) {
+      // A reused winner: the cache keeps no image with trials, so build it again (usually a
+      // hit in the CUBIN folder).
+      const Strategy* s = find_strategy(w.strategy);
+      if (!s) throw Error(fmt::format("stored trial names unknown strategy '{}'", w.strategy));
+      w.cubin = o_.compile(s->source(problem_, w.params), o_.arch, o_.compile_cache_dir).cubin;
+    }
+    result_.winner = Winner{key_, problem_.stencil.name, problem_.steps, w, TBTUNE_VERSION, utc_now()};
+    if (o_.keep_faster_winner) {
+      auto previous = cache_.winner(key_);
+      if (previous && previous->trial.gcells_median > w.gcells_median) {
+        result_.kept = std::move(previous);
+        return;
+      }
+    }
+    cache_.put_winner(*result_.winner);
+  }
+
+  const Problem& problem_;
+  const WinnerKey& key_;
+  const std::vector<RankedCandidate>& candidates_;
+  Measurer& measurer_;
+  Cache& cache_;
+  const EngineOptions& o_;
+  const ProgressFn& progress_;
+  const int n_;
+  const clock::time_point started_ = clock::now();
+  EngineResult result_;
+  std::vector<std::optional<Trial>> stored_;
+  WorkDir dir_;
+  const std::string reference_path_;
+  bool reference_ready_ = false;
+  std::optional<Compiled> naive_;  // kept for a later reference run when naive itself is reused
+  int best_ = -1;                  // index into result_.trials of the fastest verified trial
   // Candidates (naive left out) that went to the GPU, now or in a stored trial, or that a stop or
   // the budget left out; and those passed over (pruned, not compiled), for which one more stands in.
-  int settled = 0, passed_over = 0;
-  // What the progress display counts to: every candidate, or with stand-ins the ones that will
-  // have been looked at once max_timed are settled.
-  const auto expected = [&] { return o.max_timed > 0 ? std::min(n, 1 + o.max_timed + passed_over) : n; };
-  try {
-    for (int i = 0; i < n; ++i) {
-      if (o.max_timed > 0 && settled >= o.max_timed) break;
-      const RankedCandidate& c = candidates[std::size_t(i)];
-      // Counts candidate i's outcome in the tally, which leaves out the naive reference: it is
-      // not part of any search.
-      const auto count = [&](int SearchTally::*outcome) {
-        if (i > 0) ++(result.tally.*outcome);
-      };
-      if (stored[std::size_t(i)]) {
-        Trial t = *stored[std::size_t(i)];
-        t.reused = true;
-        ++result.reused;
-        count(&SearchTally::reused);
-        result.trials.push_back(std::move(t));
-      } else {
-        if (o.stop && o.stop->load()) result.interrupted = true;
-        if (o.budget_s > 0 && elapsed() >= o.budget_s) result.out_of_budget = true;
-        if (result.interrupted || result.out_of_budget) {
-          ++result.not_run;
-          count(&SearchTally::not_run);
-          if (i > 0) ++settled;
-          continue;
-        }
-        if (progress) progress({TuneEvent::Kind::Start, i, expected(), nullptr, elapsed()});
-        Trial t = base_trial(c);
-        std::optional<Compiled> cc;
-        submit(i);
-        try {
-          cc = compiled[std::size_t(i)].get();
-        } catch (const CompileError& e) {
-          t.status = TrialStatus::CompileError;
-          t.message = e.what() + std::string("\n") + e.log();
-          count(&SearchTally::compile_errors);
-        } catch (const Error& e) {
-          if (i == 0) throw;
-          t.status = TrialStatus::CompileError;
-          t.message = e.what();
-          count(&SearchTally::compile_errors);
-        }
-        if (cc) {
-          const Pruning pr = i == 0 ? Pruning{} : prune_after_compile(c, cc->module, o.profile, o.allow_spills);
-          if (pr.status != TrialStatus::Ok) {
-            count(&SearchTally::pruned);
-            t.status = pr.status;
-            t.message = pr.message;
-            const auto& k = cc->module.kernels.at(kFullKernel);
-            t.registers = k.registers;
-            t.spill_bytes = k.spill_bytes();
-            t.smem_bytes = k.smem_bytes;
-          } else if (i == 0) {
-            take_measurement(t, run_reference(*cc).measurement, problem, false);
-          } else {
-            if (!reference_ready) {
-              if (!naive) {
-                submit(0);
-                naive = compiled.front().get();
-              }
-              (void)run_reference(*naive);
-            }
-            count(&SearchTally::timed);
-            const MeasureOutcome out = measurer.measure(
-                {i, &c, cc->path, cc->module.log, false, reference_path});
-            if (out.status == TrialStatus::Ok) {
-              take_measurement(t, out.measurement, problem, true);
-            } else {
-              t.status = out.status;
-              t.message = out.message;
-            }
-          }
-        }
-        if (i == 0 && t.status != TrialStatus::Ok)
-          throw Error("the naive reference kernel failed, so nothing can be verified: " + t.message);
-        cache.add_trial(key, problem.steps, t);  // its own transaction: kill -9 loses only the next
-        if (t.status == TrialStatus::Ok && cc) t.cubin = cc->module.cubin;
-        result.trials.push_back(std::move(t));
-      }
-      Trial& t = result.trials.back();
-      if (i > 0) {
-        const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
-                            t.status == TrialStatus::CompileError;
-        ++(passed ? passed_over : settled);
-      }
-      if (t.status == TrialStatus::Ok &&
-          (best < 0 || t.gcells_median > result.trials[std::size_t(best)].gcells_median)) {
-        if (best >= 0) result.trials[std::size_t(best)].cubin.clear();  // keep one image only
-        best = int(result.trials.size()) - 1;
-      } else {
-        t.cubin.clear();
-      }
-      if (progress) progress({TuneEvent::Kind::Measured, i, expected(), &t, elapsed()});
-    }
-  } catch (...) {
-    try {
-      store_winner();
-    } catch (...) {  // the first failure is the one to report
-    }
-    throw;
-  }
-  store_winner();
-  return result;
+  int settled_ = 0, passed_over_ = 0;
+  std::vector<std::future<Compiled>> compiled_;
+  // Declared last, so it is destroyed (pending tasks dropped, running ones joined) before the
+  // futures, folder and options its tasks use.
+  ThreadPool pool_;
+};
+
+}  // namespace
+
+EngineResult run_engine(const Problem& problem, const WinnerKey& key,
+                        const std::vector<RankedCandidate>& candidates, Measurer& measurer,
+                        Cache& cache, const EngineOptions& options, const ProgressFn& progress) {
+  if (candidates.empty() || candidates.front().strategy->name() != "naive")
+    throw Error("the engine needs the naive reference as its first candidate");
+  return EngineRun(problem, key, candidates, measurer, cache, options, progress).run();
 }
 
 }  // namespace tbtune
