@@ -79,6 +79,12 @@ Cache::Cache(const std::string& path, Mode mode) : path_(path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   int flags = 0;
+  // SQLite would call a folder a "disk I/O error".
+  if (fs::is_directory(path_, ec))
+    throw CacheError(fmt::format("cache '{}' is a folder; give the path of a cache file inside "
+                                 "it, e.g. '{}'",
+                                 path_, (fs::path(path_) / "tbtune.db").string()),
+                     SQLITE_CANTOPEN);
   if (mode == Mode::ReadOnly) {
     // SQLite would say "unable to open database file"; a lookup before any tune is common
     // enough to deserve a plain sentence.

@@ -180,7 +180,13 @@ int check_version(sqlite3* db, const std::string& path) {
   if (tables.int32(0) != 0) {
     // The row is written in the same transaction as the table, so it is there too.
     Statement s(db, path, "SELECT version FROM schema_version WHERE id = 1");
-    if (s.step()) version = s.int32(0);
+    // Without the row the file would pass for an empty one; it was damaged or not written by us.
+    if (!s.step())
+      throw CacheError(fmt::format("cache '{}' is damaged: its schema_version table has no "
+                                   "version row, so its tables cannot be trusted",
+                                   path),
+                       SQLITE_CORRUPT);
+    version = s.int32(0);
   } else {
     // Adding our tables to somebody else's database would be a surprise; refuse instead.
     if (tables.int64(1) > 0)

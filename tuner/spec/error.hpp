@@ -4,8 +4,27 @@
 /// prints `what()` as one line and maps them to an exit code (see README "Exit codes").
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tbtune {
+
+/// `text` as it may appear in a one-line message: printable ASCII as it is, every other byte
+/// as \xNN (a NUL would cut the message short, a newline would split it).
+[[nodiscard]] inline std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    }
+  }
+  return out;
+}
 
 /// Root of every error tbtune throws on purpose.
 class Error : public std::runtime_error {

@@ -1,5 +1,6 @@
 #include "tuner/spec/expr.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -37,13 +38,22 @@ std::string allowed_functions() {
   return out;
 }
 
-/// A character as it may appear in a one-line message: printable ASCII as is, else \xNN.
-std::string show_char(char c) {
-  const auto u = static_cast<unsigned char>(c);
-  if (u >= 0x20 && u < 0x7f) return std::string(1, c);
-  static const char* hex = "0123456789abcdef";
-  return std::string("\\x") + hex[u >> 4] + hex[u & 15];
+/// A character as it may appear in a one-line message.
+std::string show_char(char c) { return printable(std::string_view(&c, 1)); }
+
+/// "inf", "-inf" or "nan", for messages about a constant that is not finite.
+std::string non_finite_name(double v) {
+  if (std::isnan(v)) return "nan";
+  return v > 0 ? "inf" : "-inf";
 }
+
+/// A parsed subtree with what the parser needs to know about it without walking it again.
+struct Node {
+  Expr e;
+  int height = 1;        ///< levels of the tree, a leaf being 1
+  bool reads_u = false;  ///< whether any u[...] is below
+  double value = 0;      ///< the subtree's value when it reads no u
+};
 
 class Parser {
  public:
@@ -53,14 +63,14 @@ class Parser {
   Expr parse() {
     skip_space();
     if (at_end()) fail(0, "empty expression");
-    Expr e = expr(0);
+    Node n = expr(0);
     skip_space();
     if (!at_end()) {
       if (peek() == ')') fail(pos_, "unbalanced parentheses: unexpected ')'");
       fail(pos_, "unexpected '" + show_char(peek()) + "' after the end of the expression");
     }
-    if (!reads_u_) fail(0, "expression never reads u");
-    return e;
+    if (!n.reads_u) fail(0, "expression never reads u");
+    return std::move(n.e);
   }
 
  private:
@@ -88,37 +98,75 @@ class Parser {
     ++pos_;
   }
 
-  static Expr binary(Expr::Kind kind, Expr lhs, Expr rhs) {
-    Expr e;
-    e.kind = kind;
-    e.args.push_back(std::move(lhs));
-    e.args.push_back(std::move(rhs));
-    return e;
+  /// Counts one more node of the tree; the limit keeps memory and every later walk bounded.
+  void count_node(std::size_t at) {
+    if (++nodes_ > kMaxExprNodes)
+      fail(at, "expression too large: more than " + std::to_string(kMaxExprNodes) +
+                   " numbers, names, accesses and operators");
   }
 
-  Expr expr(int depth) {
-    Expr lhs = term(depth);
+  /// A node over `args` whose operator or name starts at `at`: its height, whether it reads u,
+  /// and its value when it does not, which must be finite (u/0, sqrt(-1) and log(0) are errors
+  /// here rather than "inf" in generated CUDA).
+  Node combine(Expr e, std::vector<Node> args, std::size_t at) {
+    count_node(at);
+    Node n;
+    double a = 0, b = 0;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      n.height = std::max(n.height, args[i].height + 1);
+      n.reads_u = n.reads_u || args[i].reads_u;
+      (i == 0 ? a : b) = args[i].value;
+      e.args.push_back(std::move(args[i].e));
+    }
+    if (n.height > kMaxExprHeight)
+      fail(at, "expression nested too deeply: more than " + std::to_string(kMaxExprHeight) +
+                   " levels (a sum of that many terms; use fewer terms)");
+    if (e.kind == Expr::Kind::Div && args.size() == 2 && !args[1].reads_u && b == 0)
+      fail(at, "division by zero");
+    if (!n.reads_u) {
+      n.value = apply_node(e, a, b);
+      if (!std::isfinite(n.value))
+        fail(at, "this constant evaluates to " + non_finite_name(n.value) +
+                     "; constants must be finite");
+    }
+    n.e = std::move(e);
+    return n;
+  }
+
+  Node binary(Expr::Kind kind, Node lhs, Node rhs, std::size_t at) {
+    Expr e;
+    e.kind = kind;
+    std::vector<Node> args;
+    args.push_back(std::move(lhs));
+    args.push_back(std::move(rhs));
+    return combine(std::move(e), std::move(args), at);
+  }
+
+  Node expr(int depth) {
+    Node lhs = term(depth);
     for (;;) {
       skip_space();
       if (peek() != '+' && peek() != '-') return lhs;
       const auto kind = peek() == '+' ? Expr::Kind::Add : Expr::Kind::Sub;
-      ++pos_;
-      lhs = binary(kind, std::move(lhs), term(depth));
+      const std::size_t at = pos_++;
+      Node rhs = term(depth);
+      lhs = binary(kind, std::move(lhs), std::move(rhs), at);
     }
   }
 
-  Expr term(int depth) {
-    Expr lhs = unary(depth);
+  Node term(int depth) {
+    Node lhs = unary(depth);
     for (;;) {
       skip_space();
       if (peek() != '*' && peek() != '/') return lhs;
       const auto kind = peek() == '*' ? Expr::Kind::Mul : Expr::Kind::Div;
-      ++pos_;
-      lhs = binary(kind, std::move(lhs), unary(depth));
+      const std::size_t at = pos_++;
+      Node rhs = unary(depth);
+      lhs = binary(kind, std::move(lhs), std::move(rhs), at);
     }
   }
 
-  Expr unary(int depth) {
+  Node unary(int depth) {
     if (depth > kMaxDepth) fail(pos_, "expression nested too deeply");
     skip_space();
     if (peek() == '+') {
@@ -126,16 +174,17 @@ class Parser {
       return unary(depth + 1);
     }
     if (peek() == '-') {
-      ++pos_;
+      const std::size_t at = pos_++;
       Expr e;
       e.kind = Expr::Kind::Neg;
-      e.args.push_back(unary(depth + 1));
-      return e;
+      std::vector<Node> args;
+      args.push_back(unary(depth + 1));
+      return combine(std::move(e), std::move(args), at);
     }
     return primary(depth);
   }
 
-  Expr primary(int depth) {
+  Node primary(int depth) {
     skip_space();
     if (at_end()) fail(pos_, "unexpected end of expression");
     const char c = peek();
@@ -143,21 +192,30 @@ class Parser {
       return number();
     if (c == '(') {
       const std::size_t open = pos_++;
-      Expr e = expr(depth + 1);
+      Node n = expr(depth + 1);
       skip_space();
       if (peek() != ')') {
         if (at_end()) fail(open, "unbalanced parentheses: this '(' is never closed");
         fail(pos_, "unexpected '" + show_char(peek()) + "', expected ')'");
       }
       ++pos_;
-      return e;
+      return n;
     }
     if (is_ident_start(c)) return identifier(depth);
     if (c == ')') fail(pos_, "unbalanced parentheses: unexpected ')'");
     fail(pos_, "unexpected '" + show_char(c) + "'");
   }
 
-  Expr number() {
+  Node leaf(Expr e, std::size_t at) {
+    count_node(at);
+    Node n;
+    n.reads_u = e.kind == Expr::Kind::Access;
+    n.value = n.reads_u ? 0 : e.value;
+    n.e = std::move(e);
+    return n;
+  }
+
+  Node number() {
     const std::size_t start = pos_;
     while (is_digit(peek())) ++pos_;
     if (peek() == '.') {
@@ -176,10 +234,10 @@ class Parser {
     const auto [ptr, ec] = std::from_chars(text_.data() + start, text_.data() + pos_, e.value);
     if (ec != std::errc() || !std::isfinite(e.value)) fail(start, "number out of range");
     (void)ptr;
-    return e;
+    return leaf(std::move(e), start);
   }
 
-  Expr identifier(int depth) {
+  Node identifier(int depth) {
     const std::size_t start = pos_;
     while (is_ident_char(peek())) ++pos_;
     const std::string name(text_.substr(start, pos_ - start));
@@ -192,33 +250,34 @@ class Parser {
     e.kind = Expr::Kind::Param;
     e.name = name;
     e.value = it->second;
-    return e;
+    return leaf(std::move(e), start);
   }
 
-  Expr call(const std::string& name, std::size_t start, int depth) {
+  Node call(const std::string& name, std::size_t start, int depth) {
     const int arity = function_arity(name);
     if (arity < 0)
       fail(start, "unknown function '" + name + "' (allowed: " + allowed_functions() + ")");
     Expr e;
     e.kind = Expr::Kind::Call;
     e.name = name;
+    std::vector<Node> args;
     ++pos_;  // '('
     skip_space();
     if (peek() != ')') {
-      e.args.push_back(expr(depth + 1));
+      args.push_back(expr(depth + 1));
       for (skip_space(); peek() == ','; skip_space()) {
         ++pos_;
-        e.args.push_back(expr(depth + 1));
+        args.push_back(expr(depth + 1));
       }
     }
     expect(')', "',' or ')' in the arguments of '" + name + "'");
-    if (static_cast<int>(e.args.size()) != arity)
+    if (static_cast<int>(args.size()) != arity)
       fail(start, "function '" + name + "' takes " + std::to_string(arity) + " argument" +
-                      (arity == 1 ? "" : "s") + ", got " + std::to_string(e.args.size()));
-    return e;
+                      (arity == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    return combine(std::move(e), std::move(args), start);
   }
 
-  Expr access(std::size_t start) {
+  Node access(std::size_t start) {
     if (peek() != '[') fail(pos_, "'u' must be indexed with offsets, as in u[0,0]");
     ++pos_;
     Expr e;
@@ -241,8 +300,7 @@ class Parser {
     if (count != dims_)
       fail(start, "u[] takes " + std::to_string(dims_) + " offsets in a " + std::to_string(dims_) +
                       "D stencil, got " + std::to_string(count));
-    reads_u_ = true;
-    return e;
+    return leaf(std::move(e), start);
   }
 
   /// One signed integer offset of u[...].
@@ -275,7 +333,7 @@ class Parser {
   int dims_;
   const SourceLoc& where_;
   std::size_t pos_ = 0;
-  bool reads_u_ = false;
+  int nodes_ = 0;
 };
 
 }  // namespace
@@ -284,6 +342,37 @@ int function_arity(std::string_view name) {
   for (const FunctionInfo& f : kFunctions)
     if (name == f.name) return f.arity;
   return -1;
+}
+
+double apply_node(const Expr& e, double a, double b) {
+  switch (e.kind) {
+    case Expr::Kind::Number:
+    case Expr::Kind::Param: return e.value;
+    case Expr::Kind::Access: return 0;
+    case Expr::Kind::Neg: return -a;
+    case Expr::Kind::Add: return a + b;
+    case Expr::Kind::Sub: return a - b;
+    case Expr::Kind::Mul: return a * b;
+    case Expr::Kind::Div: return a / b;
+    case Expr::Kind::Call: break;
+  }
+  const std::string& f = e.name;
+  if (f == "sqrt") return std::sqrt(a);
+  if (f == "exp") return std::exp(a);
+  if (f == "log") return std::log(a);
+  if (f == "sin") return std::sin(a);
+  if (f == "cos") return std::cos(a);
+  if (f == "tanh") return std::tanh(a);
+  if (f == "abs") return std::fabs(a);
+  if (f == "min") return std::min(a, b);
+  if (f == "max") return std::max(a, b);
+  return std::pow(a, b);  // "pow", the last of the whitelist
+}
+
+double eval_const(const Expr& e) {
+  const double a = e.args.size() > 0 ? eval_const(e.args[0]) : 0;
+  const double b = e.args.size() > 1 ? eval_const(e.args[1]) : 0;
+  return apply_node(e, a, b);
 }
 
 Expr parse_expr(std::string_view text, const ParamMap& params, int dims, const SourceLoc& where) {

@@ -25,6 +25,15 @@ using Offset = std::array<int, 3>;
 /// Largest |offset| a spec may use on any axis.
 inline constexpr int kMaxRadius = 8;
 
+/// Most nodes (numbers, names, accesses, operators, calls) one expression may have. Far above
+/// any real stencil (a full radius-8 3D box is 4913 points, about 20000 nodes as `c*u[..]+`).
+inline constexpr int kMaxExprNodes = 24000;
+
+/// Deepest expression tree accepted. Every later stage (hashing, code generation, the CPU
+/// reference) walks the tree recursively, and a sum of n terms is n levels deep, so this bounds
+/// their stack use. A `points:` list, at most 4913 distinct points, always fits.
+inline constexpr int kMaxExprHeight = 5000;
+
 /// One node of the expression tree. Values, not pointers: trees are small.
 struct Expr {
   enum class Kind { Number, Param, Access, Neg, Add, Sub, Mul, Div, Call };
@@ -52,6 +61,13 @@ struct SourceLoc {
 
 /// Number of arguments of a whitelisted function, or -1 if `name` is not one.
 [[nodiscard]] int function_arity(std::string_view name);
+
+/// Value of the operator or call `e` applied to operand values `a` and `b` (Neg and one-argument
+/// calls ignore `b`); for Number and Param nodes, their value. Access nodes give 0.
+[[nodiscard]] double apply_node(const Expr& e, double a, double b);
+
+/// Value of a tree that reads no u (numbers, parameters, operators, whitelisted calls).
+[[nodiscard]] double eval_const(const Expr& e);
 
 /// Calls `fn(offset)` for every `u[...]` access in the tree, in tree order.
 template <class Fn>

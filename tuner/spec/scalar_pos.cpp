@@ -34,9 +34,15 @@ class Walker {
   /// becomes a space, n breaks become n-1 newlines. False when the blanks are not followed
   /// by a break (they are then ordinary characters).
   bool fold() {
+    // Blanks already found not to end at a break are ordinary: do not scan them again, or a
+    // long run of blanks would cost time quadratic in its length.
+    if (p_ < ordinary_until_) return false;
     std::size_t q = p_;
     while (q < text_.size() && is_blank(text_[q])) ++q;
-    if (q >= text_.size() || text_[q] != '\n') return false;
+    if (q >= text_.size() || text_[q] != '\n') {
+      ordinary_until_ = q;
+      return false;
+    }
     while (p_ < q) advance();
     const TextPos brk = here();
     int breaks = 0;
@@ -57,6 +63,7 @@ class Walker {
   std::string_view text_;
   std::size_t p_;
   TextPos at_;
+  std::size_t ordinary_until_ = 0;  ///< end of the last blank run that fold() found unfoldable
 };
 
 bool double_quoted(Walker& w) {

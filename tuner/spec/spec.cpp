@@ -60,7 +60,7 @@ class Reader {
   }
 
   static std::string shown(const YAML::Node& n) {
-    if (n.IsScalar()) return "'" + n.Scalar() + "'";
+    if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
     if (n.IsSequence()) return "a list";
     if (n.IsMap()) return "a map";
     return "nothing";
@@ -102,6 +102,7 @@ class Reader {
                                  shown(root["boundary"]));
     spec.params = read_params();
     spec.expr = root["expr"] ? read_expr(spec.params, spec.dims) : read_points(spec.dims);
+    spec.stencil_loc = stencil_loc_;
     int radius = 0;
     for_each_access(spec.expr, [&](const Offset& o) {
       for (int v : o) radius = std::max(radius, std::abs(v));
@@ -110,6 +111,8 @@ class Reader {
     long steps = 0;
     if (!to_long(root["steps"], steps) || steps < 1)
       fail(mark("steps"), "'steps' must be an integer >= 1, got " + shown(root["steps"]));
+    if (const std::string why = steps_problem(steps); !why.empty())
+      fail(mark("steps"), "'steps': " + why);
     spec.steps = steps;
     return spec;
   }
@@ -117,9 +120,10 @@ class Reader {
  private:
   void check_keys() {
     for (auto it = root_.begin(); it != root_.end(); ++it) {
-      const YAML::Node& k = it->first;
+      // A copy: `it->first` lives in a temporary that dies at the end of this statement.
+      const YAML::Node k = it->first;
       if (!k.IsScalar()) fail(k.Mark(), "keys must be plain names, got " + shown(k));
-      const std::string key = k.Scalar();
+      const std::string key = printable(k.Scalar());
       if (const auto seen = keys_.find(key); seen != keys_.end())
         fail(k.Mark(), "duplicate key '" + key + "' (first at line " +
                            std::to_string(seen->second.line + 1) + ")");
@@ -182,7 +186,7 @@ class Reader {
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string name = it->first.IsScalar() ? it->first.Scalar() : "";
       if (!is_identifier(name) || name == "u" || function_arity(name) >= 0)
-        fail(it->first.Mark(), "parameter name '" + name +
+        fail(it->first.Mark(), "parameter name '" + printable(name) +
                                    "' must be an identifier other than u and the function names");
       if (params.count(name))
         fail(it->first.Mark(), "duplicate parameter '" + name + "'");
@@ -195,11 +199,12 @@ class Reader {
     return params;
   }
 
-  Expr read_expr(const ParamMap& params, int dims) const {
+  Expr read_expr(const ParamMap& params, int dims) {
     const YAML::Node n = root_["expr"];
     if (!n.IsScalar()) fail(mark("expr"), "'expr' must be a string, got " + shown(n));
     const std::string& s = n.Scalar();
     const YAML::Mark m = n.Mark();
+    stencil_loc_ = SourceLoc{path_, m.line + 1, m.column + 1};
     const auto pos = detail::scalar_positions(text_, m.line, m.column, s);
     if (pos.empty()) {
       // Unhandled scalar style: point relative to the token (past a quote if there is one).
@@ -218,11 +223,12 @@ class Reader {
     }
   }
 
-  Expr read_points(int dims) const {
+  Expr read_points(int dims) {
     const YAML::Node n = root_["points"];
     if (!n.IsSequence() || n.size() == 0)
       fail(mark("points"), "'points' must be a non-empty list of {at: [dx, dy" +
                                std::string(dims == 3 ? ", dz" : "") + "], c: number}");
+    stencil_loc_ = SourceLoc{path_, n.Mark().line + 1, n.Mark().column + 1};
     Expr sum;
     std::map<Offset, int> seen;
     for (std::size_t i = 0; i < n.size(); ++i) {
@@ -240,7 +246,8 @@ class Reader {
       for (std::size_t d = 0; d < at.size(); ++d) {
         long v = 0;
         if (!to_long(at[d], v)) fail(at[d].Mark(), "offset must be an integer, got " + shown(at[d]));
-        if (std::abs(v) > kMaxRadius)
+        // Compared both ways: std::abs(LONG_MIN) overflows.
+        if (v < -kMaxRadius || v > kMaxRadius)
           fail(at[d].Mark(), "offset " + std::to_string(v) + " exceeds the maximum radius " +
                                  std::to_string(kMaxRadius));
         access.offset[d] = static_cast<int>(v);
@@ -252,14 +259,18 @@ class Reader {
         fail(p["c"] ? p["c"].Mark() : p.Mark(), "'c' must be a finite number, got " + shown(p["c"]));
       Expr term;
       term.kind = Expr::Kind::Mul;
-      term.args = {coef, access};
+      term.args.push_back(std::move(coef));
+      term.args.push_back(std::move(access));
       if (i == 0) {
         sum = std::move(term);
         continue;
       }
+      // push_back, not `args = {...}`: an initializer list would copy the whole sum each time.
       Expr add;
       add.kind = Expr::Kind::Add;
-      add.args = {std::move(sum), std::move(term)};
+      add.args.reserve(2);
+      add.args.push_back(std::move(sum));
+      add.args.push_back(std::move(term));
       sum = std::move(add);
     }
     return sum;
@@ -278,14 +289,13 @@ class Reader {
       long v = 0;
       if (!to_long(n[d], v) || v < 1)
         fail(n[d].Mark(), "domain extents must be positive integers, got " + shown(n[d]));
-      if (v <= 2L * radius)
-        fail(n[d].Mark(), "domain extent " + std::to_string(v) + " is too small for radius " +
-                              std::to_string(radius) + ": it must be > " +
-                              std::to_string(2 * radius) + " (at least one interior cell)");
+      if (const std::string why = extent_problem(v, radius); !why.empty())
+        fail(n[d].Mark(), why);
       cells *= double(v);
       out.push_back(v);
     }
-    if (cells > 1e12) fail(mark("domain"), "'domain' is too large (more than 1e12 cells)");
+    if (const std::string why = cells_problem(cells); !why.empty())
+      fail(mark("domain"), "'domain': " + why);
     return out;
   }
 
@@ -293,15 +303,52 @@ class Reader {
   const std::string& path_;
   YAML::Node root_;
   std::map<std::string, YAML::Mark> keys_;
+  SourceLoc stencil_loc_;  ///< set by read_expr / read_points
 };
+
+/// Where a second YAML document starts: its node's mark, or for an empty document the start
+/// of the last "---" line (yaml-cpp gives an empty document no mark).
+YAML::Mark second_document_mark(const YAML::Node& second, std::string_view text) {
+  if (!second.Mark().is_null()) return second.Mark();
+  YAML::Mark m = YAML::Mark::null_mark();
+  int line = 0;
+  for (std::size_t i = 0; i < text.size(); ++line) {
+    if (i > 0 && text.substr(i, 3) == "---") m.line = line, m.column = 0, m.pos = int(i);
+    const std::size_t eol = text.find('\n', i);
+    if (eol == std::string_view::npos) break;
+    i = eol + 1;
+  }
+  return m;
+}
+
+/// YAML allows no control characters but tab and line breaks; yaml-cpp, given a NUL, misreads
+/// the text around it and points elsewhere. Refuse them first, at their own line and column.
+void check_no_control_bytes(std::string_view text, const std::string& path) {
+  int line = 1, col = 1;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f)
+      throw SpecError(path, line, col,
+                      "control character " + printable(std::string_view(&c, 1)) +
+                          " in the file: a spec is text");
+    if (c == '\n') ++line, col = 1;
+    else ++col;
+  }
+}
 
 }  // namespace
 
 Spec parse_spec(std::string_view text, const std::string& path) {
+  check_no_control_bytes(text, path);
   // yaml-cpp reports problems as exceptions with a mark; none may leave this function raw.
   try {
-    const YAML::Node root = YAML::Load(std::string(text));
-    return Reader(text, path).read(root);
+    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    if (docs.size() > 1) {
+      const YAML::Mark m = second_document_mark(docs[1], text);
+      throw SpecError(path, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1,
+                      "a second YAML document starts here; a spec is one document");
+    }
+    return Reader(text, path).read(docs.empty() ? YAML::Node() : docs[0]);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) throw SpecError(path, 1, 1, "invalid YAML: " + e.msg);
     throw SpecError(path, e.mark.line + 1, e.mark.column + 1, "invalid YAML: " + e.msg);
@@ -309,17 +356,45 @@ Spec parse_spec(std::string_view text, const std::string& path) {
 }
 
 // An unreadable file is not a spec problem with a position: it throws a plain tbtune::Error
-// ("cannot read 'path': <strerror>").
+// ("cannot read 'path': <why>").
 Spec load_spec(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error("cannot read '" + path + "': " + std::strerror(EISDIR));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  // Read one byte past the limit, never more: /dev/zero or a huge file must not fill memory.
+  std::string text(kMaxSpecBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  return parse_spec(buf.str(), path);
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxSpecBytes)
+    throw Error("cannot read '" + path + "': larger than " + std::to_string(kMaxSpecBytes) +
+                " bytes, the most a spec may have");
+  return parse_spec(text, path);
+}
+
+std::string extent_problem(long extent, int radius) {
+  if (extent <= 2L * radius)
+    return "domain extent " + std::to_string(extent) + " is too small for radius " +
+           std::to_string(radius) + ": it must be > " + std::to_string(2 * radius) +
+           " (at least one interior cell)";
+  if (extent > kMaxExtent)
+    return "domain extent " + std::to_string(extent) + " is too large: at most " +
+           std::to_string(kMaxExtent);
+  return "";
+}
+
+std::string cells_problem(double cells) {
+  if (cells > kMaxCells) return "too large: more than 1e10 cells";
+  return "";
+}
+
+std::string steps_problem(long steps) {
+  if (steps < 1) return "must be at least 1, got " + std::to_string(steps);
+  if (steps > kMaxSteps)
+    return "must be at most " + std::to_string(kMaxSteps) + ", got " + std::to_string(steps);
+  return "";
 }
 
 }  // namespace tbtune

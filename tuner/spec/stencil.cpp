@@ -9,6 +9,8 @@
 #include <set>
 #include <tuple>
 
+#include "tuner/spec/error.hpp"
+
 namespace tbtune {
 namespace {
 
@@ -28,33 +30,6 @@ std::string num(double v) {
 bool reads_u(const Expr& e) {
   if (e.kind == Expr::Kind::Access) return true;
   return std::any_of(e.args.begin(), e.args.end(), reads_u);
-}
-
-/// Value of a subtree that reads no u (numbers, params, calls of the whitelist).
-double eval_const(const Expr& e) {
-  auto a = [&](std::size_t i) { return eval_const(e.args[i]); };
-  switch (e.kind) {
-    case Expr::Kind::Number:
-    case Expr::Kind::Param: return e.value;
-    case Expr::Kind::Access: return 0;  // not reached: callers check reads_u first
-    case Expr::Kind::Neg: return -a(0);
-    case Expr::Kind::Add: return a(0) + a(1);
-    case Expr::Kind::Sub: return a(0) - a(1);
-    case Expr::Kind::Mul: return a(0) * a(1);
-    case Expr::Kind::Div: return a(0) / a(1);
-    case Expr::Kind::Call: break;
-  }
-  const std::string& f = e.name;
-  if (f == "sqrt") return std::sqrt(a(0));
-  if (f == "exp") return std::exp(a(0));
-  if (f == "log") return std::log(a(0));
-  if (f == "sin") return std::sin(a(0));
-  if (f == "cos") return std::cos(a(0));
-  if (f == "tanh") return std::tanh(a(0));
-  if (f == "abs") return std::fabs(a(0));
-  if (f == "min") return std::min(a(0), a(1));
-  if (f == "max") return std::max(a(0), a(1));
-  return std::pow(a(0), a(1));  // "pow", the last of the whitelist
 }
 
 /// An expression affine in u: sum of coef[o] * u[o] plus a constant.
@@ -162,8 +137,12 @@ int count_flops(const Expr& e) {
 // Canonical form (what the cache key hashes):
 //  - affine in u (every u access reachable only through +, -, unary -, and * or / by u-free
 //    subtrees): "dims=D;" then one "dx,dy,dz:coef;" per offset in (z, y, x) order, coef the sum
-//    of that offset's coefficients as %.17g, zero coefficients dropped, then "const:c;" when
-//    the constant part is nonzero. Term order, grouping and expr-vs-points spelling vanish.
+//    of that offset's coefficients as %.17g, then "const:c;" when the constant part is nonzero.
+//    Term order, grouping and expr-vs-points spelling vanish.
+//    Offsets whose weights are zero or cancel stay, as "dx,dy,dz:0;": the radius counts every
+//    offset the expression reads (the CPU reference and non-affine kernels read them all), and
+//    the radius shapes the kernel (halo, boundary ring), so the key must change with it. Dropping
+//    them from both instead would need a second, rewritten tree for the reference to evaluate.
 //  - otherwise: "dims=D;expr=" + the fully parenthesised tree, params replaced by values.
 std::string canonical_form(const Expr& expr, int dims) {
   std::string out = "dims=" + std::to_string(dims) + ";";
@@ -174,9 +153,9 @@ std::string canonical_form(const Expr& expr, int dims) {
     return out;
   }
   for (const auto& [o, c] : a->coef) {
-    if (c == 0) continue;
     for (std::size_t d = 0; d < 3; ++d) (out += d ? "," : "") += std::to_string(o[d]);
-    ((out += ':') += num(c)) += ';';
+    // -0 and 0 are the same weight; %.17g would print them apart.
+    ((out += ':') += num(c == 0 ? 0.0 : c)) += ';';
   }
   if (a->constant != 0) out += "const:" + num(a->constant) + ";";
   return out;
@@ -190,6 +169,22 @@ std::optional<LinearForm> linear_form(const Expr& expr) {
     if (c != 0) f.terms.push_back({o, c});
   f.constant = a->constant;
   return f;
+}
+
+/// The parser rejects non-finite constants; folding finite ones into coefficients can still
+/// overflow (1e300 * (1e300 * u[0,0])) or underflow a divisor's reciprocal (u[0,0] / 1e-320).
+void check_finite(const LinearForm& f, const Spec& spec) {
+  auto fail = [&](const std::string& what, double v) {
+    throw SpecError(spec.path, spec.stencil_loc.line, spec.stencil_loc.col,
+                    what + " is " + num(v) + " once the constants are folded; it must be finite");
+  };
+  for (const LinearForm::Term& t : f.terms) {
+    if (std::isfinite(t.coef)) continue;
+    std::string access = "the weight of u[";
+    for (int d = 0; d < spec.dims; ++d) (access += d ? "," : "") += std::to_string(t.at[std::size_t(d)]);
+    fail(access + "]", t.coef);
+  }
+  if (!std::isfinite(f.constant)) fail("the constant term", f.constant);
 }
 
 Shape classify(const std::vector<Offset>& points, int radius, int dims) {
@@ -227,6 +222,7 @@ Stencil make_stencil(const Spec& spec) {
   s.flops = count_flops(s.expr);
   s.shape = classify(s.points, s.radius, s.dims);
   s.linear = linear_form(s.expr);
+  if (s.linear) check_finite(*s.linear, spec);
   s.canonical = canonical_form(s.expr, s.dims);
   s.hash = hex64(fnv1a64(s.canonical));
   return s;
