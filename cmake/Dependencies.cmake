@@ -3,8 +3,8 @@
 #
 # yaml-cpp and SQLite are linked statically and cudart statically, so the binary runs on the GPU
 # machine (which has neither libyaml-cpp nor libsqlite3) and starts on a machine with no driver.
-# libcuda is never linked: the static cudart opens it at run time. NVRTC is the toolkit's shared
-# library, present wherever the CUDA toolkit is.
+# libcuda is never linked: the static cudart opens it at run time. NVRTC (the toolkit's shared
+# library) is opened at run time too, and only when a kernel must be compiled.
 
 find_package(CUDAToolkit 13 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
@@ -44,10 +44,11 @@ find_package(Threads REQUIRED)
 # The static cudart by path: CMake's CUDA::cudart_static and CUDA::nvrtc targets also link the libcuda stub,
 # which would make the binary refuse to start on a machine without a driver.
 find_library(TBTUNE_CUDART_STATIC libcudart_static.a HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
-find_library(TBTUNE_NVRTC nvrtc HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
+# NVRTC is not linked: tuner/gpu/nvrtc.cpp opens it with dlopen when something must be compiled,
+# so an application whose lookups hit runs without libnvrtc.
 add_library(tbtune_deps_cuda INTERFACE)
 target_include_directories(tbtune_deps_cuda SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(tbtune_deps_cuda INTERFACE ${TBTUNE_CUDART_STATIC} ${TBTUNE_NVRTC} Threads::Threads
+target_link_libraries(tbtune_deps_cuda INTERFACE ${TBTUNE_CUDART_STATIC} Threads::Threads
                                                  ${CMAKE_DL_LIBS} rt)
 add_library(tbtune_deps::cuda ALIAS tbtune_deps_cuda)
 # Where NVRTC finds <cooperative_groups.h> and its cccl dependencies at run time.

@@ -90,7 +90,7 @@ Cache::Cache(const std::string& path, Mode mode) : path_(path) {
     // enough to deserve a plain sentence.
     if (!fs::exists(path_, ec))
       throw CacheError(fmt::format("no cache at '{}'", path_), SQLITE_CANTOPEN);
-    flags = SQLITE_OPEN_READONLY;
+    flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
   } else {
     const fs::path parent = fs::path(path_).parent_path();
     if (!parent.empty() && !fs::create_directories(parent, ec) && ec)
@@ -102,7 +102,9 @@ Cache::Cache(const std::string& path, Mode mode) : path_(path) {
 
   // Owned by a guard until fully set up: a throw below must not leak the handle.
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path_.c_str(), &raw, flags, nullptr);
+  // A reader opens a URI (db::read_only_uri) so that a cache in a read-only folder can be read.
+  const std::string name = mode == Mode::ReadOnly ? db::read_only_uri(path_) : path_;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   std::unique_ptr<sqlite3, CloseDb> db(raw);
   if (rc != SQLITE_OK) db::fail(db.get(), path_, "cannot open", rc);
 

@@ -1,7 +1,10 @@
 #include "db/sqlite.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -18,6 +21,26 @@ void fail(sqlite3* db, const std::string& path, std::string_view what, int code)
 void exec(sqlite3* db, const std::string& path, const char* sql) {
   const int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) fail(db, path, sql, rc);
+}
+
+std::string read_only_uri(const std::string& path) {
+  // Percent-encode what a URI would read as syntax; everything else passes as it is.
+  std::string uri = "file:";
+  for (const char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c == ' ')
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      uri += c;
+  }
+  uri += "?mode=ro";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(fs::path(path)).parent_path();
+  std::error_code ec;
+  // A WAL reader needs the -shm file. Where it cannot be created and none exists, no writer is
+  // connected (a writer keeps one there), so the file is a stable snapshot: `immutable` tells
+  // SQLite to read it without locks or a -shm. Where one exists, SQLite reads it read-only.
+  if (::access(dir.c_str(), W_OK) != 0 && !fs::exists(path + "-shm", ec)) uri += "&immutable=1";
+  return uri;
 }
 
 void enable_wal(sqlite3* db, const std::string& path, int timeout_ms) {

@@ -16,6 +16,10 @@ namespace tbtune::db {
 /// Runs SQL that returns no rows (pragmas, DDL, transaction control); throws CacheError.
 void exec(sqlite3* db, const std::string& path, const char* sql);
 
+/// The URI a reader opens `path` with (SQLITE_OPEN_URI) so that it never writes: `mode=ro`, and
+/// `immutable=1` when the folder is not writable and holds no `-shm` file (no writer is active).
+[[nodiscard]] std::string read_only_uri(const std::string& path);
+
 /// Switches the file to WAL unless it is already. Retries for up to `timeout_ms` while
 /// another connection holds the file: SQLite does not call the busy handler for this switch.
 void enable_wal(sqlite3* db, const std::string& path, int timeout_ms);

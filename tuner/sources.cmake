@@ -42,7 +42,12 @@ set(TBTUNE_SEARCH_SOURCES
   tuner/search/tune.cpp
 )
 set(TBTUNE_API_SOURCES
+  tuner/api/errors.cpp
+  tuner/api/stencil_spec.cpp
+  tuner/api/key_match.cpp
+  tuner/api/fallback.cpp
   tuner/api/tuned_kernel.cpp
+  tuner/api/lookup.cpp
 )
 set(TBTUNE_REPORT_SOURCES
   tuner/report/report.cpp

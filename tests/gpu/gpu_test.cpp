@@ -348,8 +348,11 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
     LookupOptions lo;
     lo.db = db;
     lo.domain = p.domain;
+    lo.policy = MissPolicy::Fail;
     lo.steps = p.steps;
-    auto kernel = TunedKernel::lookup(path, lo);
+    Lookup found = lookup(path, lo);
+    ASSERT_TRUE(found.hit()) << found.message;
+    auto& kernel = found.kernel;
     ASSERT_TRUE(kernel.has_value());
     EXPECT_EQ(kernel->strategy(), r.winner->trial.strategy);
     Runner runner(p, device_, kDefaultSeed);
@@ -367,7 +370,9 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
 
     LookupOptions miss = lo;
     miss.steps = 5000;  // another step class
-    EXPECT_FALSE(TunedKernel::lookup(path, miss).has_value());
+    const Lookup missed = lookup(path, miss);
+    EXPECT_FALSE(missed.kernel.has_value());
+    EXPECT_EQ(missed.reason, MissReason::OtherStepClass);
   }
   std::filesystem::remove_all(dir);
 }

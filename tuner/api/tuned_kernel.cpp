@@ -1,54 +1,56 @@
-// The application-facing lookup (include/tbtune/tbtune.hpp): cache hit -> loaded kernels.
-#include "tbtune/tbtune.hpp"
-
+// TunedKernel: a stored (or fallback) CUBIN loaded on the current device, run on the caller's stream.
 #include <filesystem>
 
-#include "db/cache.hpp"
-#include "tuner/gpu/kernel_set.hpp"
-#include "tuner/search/tune.hpp"
+#include "tuner/api/fallback.hpp"
+#include "tuner/api/internal.hpp"
 #include "tuner/spec/error.hpp"
 
 namespace tbtune {
-
-struct TunedKernel::Impl {
-  Winner winner;
-  std::unique_ptr<KernelSet> kernels;
-};
 
 TunedKernel::TunedKernel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TunedKernel::TunedKernel(TunedKernel&&) noexcept = default;
 TunedKernel& TunedKernel::operator=(TunedKernel&&) noexcept = default;
 TunedKernel::~TunedKernel() = default;
 
-std::optional<TunedKernel> TunedKernel::lookup(const std::string& spec_path, const LookupOptions& o) {
-  Spec spec = load_spec(spec_path);
-  if (o.dtype) {
-    if (*o.dtype != "float" && *o.dtype != "double")
-      throw UsageError("dtype '" + *o.dtype + "': expected float or double");
-    spec.dtype = *o.dtype == "float" ? DType::Float : DType::Double;
-  }
-  if (o.steps) spec.steps = *o.steps;
-  Problem problem = make_problem(spec);
-  if (o.domain) problem.domain = *o.domain;
-  const DeviceInfo device = open_device(o.device);
-  const WinnerKey key{problem.stencil.hash, device_record(device).fingerprint(), problem.dtype,
-                      problem.domain, steps_class(problem.steps)};
-  const std::string path = o.db.empty() ? Cache::default_path() : o.db;
-  if (!std::filesystem::exists(path)) return std::nullopt;  // nothing tuned yet
-  auto winner = Cache(path, Cache::Mode::ReadOnly).winner(key);
-  if (!winner) return std::nullopt;
-  const Strategy* strategy = find_strategy(winner->trial.strategy);
-  if (!strategy) throw Error("cached winner uses unknown strategy '" + winner->trial.strategy + "'");
-  auto impl = std::make_unique<Impl>();
-  impl->kernels = std::make_unique<KernelSet>(*strategy, winner->trial.params, problem,
-                                              winner->trial.cubin, device);
-  impl->winner = std::move(*winner);
+TunedKernel make_kernel(const Problem& problem, Winner winner, KernelSource source, const DeviceInfo& device) {
+  const Strategy* strategy = find_strategy(winner.trial.strategy);
+  if (!strategy) throw Error("cached winner uses unknown strategy '" + winner.trial.strategy + "'");
+  auto impl = std::make_unique<TunedKernel::Impl>();
+  impl->problem = problem;
+  impl->kernels = std::make_unique<KernelSet>(*strategy, winner.trial.params, problem,
+                                              winner.trial.cubin, device);
+  impl->winner = std::move(winner);
+  impl->source = source;
   return TunedKernel(std::move(impl));
 }
 
-void* TunedKernel::run(void* a, void* b, long steps) { return impl_->kernels->run(a, b, steps); }
+void* TunedKernel::run(void* a, void* b, long steps, void* stream) {
+  if (!a || !b) throw ApiError(ErrorCode::BadArgument, "run: the field arrays must not be null");
+  if (a == b) throw ApiError(ErrorCode::BadArgument, "run: the two field arrays must differ");
+  if (steps < 0) throw ApiError(ErrorCode::BadArgument, "run: steps must not be negative");
+  try {
+    return impl_->kernels->run(a, b, steps, stream);
+  } catch (...) {
+    rethrow_as_api_error();
+  }
+}
+
 const std::string& TunedKernel::strategy() const { return impl_->winner.trial.strategy; }
 const std::map<std::string, int>& TunedKernel::params() const { return impl_->winner.trial.params; }
 double TunedKernel::tuned_gcells() const { return impl_->winner.trial.gcells_median; }
+std::array<long, 3> TunedKernel::domain() const { return impl_->problem.domain; }
+Precision TunedKernel::dtype() const { return to_precision(impl_->problem.dtype); }
+KernelSource TunedKernel::source() const { return impl_->source; }
+
+TunedKernel naive_kernel(const StencilSpec& spec, const LookupOptions& options) {
+  try {
+    const Problem problem = problem_for(spec.impl(), options);
+    const DeviceInfo device = current_device();
+    const FallbackContext ctx{problem, device, options.compile_cache_dir, spec.impl().spec.text};
+    return serve_naive(ctx).kernel;
+  } catch (...) {
+    rethrow_as_api_error();
+  }
+}
 
 }  // namespace tbtune

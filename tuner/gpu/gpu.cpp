@@ -39,6 +39,22 @@ DeviceInfo open_device(int index) {
     throw UsageError(fmt::format("--device {}: this machine has {} GPU(s), numbered 0..{}", index,
                                  count, count - 1));
   TB_CUDA(cudaSetDevice(index));
+  return describe_device(index);
+}
+
+DeviceInfo current_device() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || (e == cudaSuccess && count == 0))
+    throw NoGpuError("no NVIDIA GPU is usable here (" +
+                     std::string(e == cudaSuccess ? "no device" : cudaGetErrorString(e)) + ")");
+  if (e != cudaSuccess) fail(e, "cudaGetDeviceCount", __LINE__);
+  int index = 0;
+  TB_CUDA(cudaGetDevice(&index));
+  return describe_device(index);
+}
+
+DeviceInfo describe_device(int index) {
   cudaDeviceProp p{};
   TB_CUDA(cudaGetDeviceProperties(&p, index));
   DeviceInfo d;
@@ -115,18 +131,19 @@ int resident_blocks_per_sm(const void* kernel, const Launch& launch) {
 }
 
 void launch_kernel(const void* kernel, const Launch& l, const void* in, void* out, int nx, int ny,
-                   int nz, void* scratch) {
+                   int nz, void* scratch, void* stream) {
   void* args[] = {&in, &out, &nx, &ny, &nz, &scratch};
-  launch_kernel_args(kernel, l, args);
+  launch_kernel_args(kernel, l, args, stream);
 }
 
-void launch_kernel_args(const void* kernel, const Launch& l, void** args) {
+void launch_kernel_args(const void* kernel, const Launch& l, void** args, void* stream) {
   const dim3 grid(l.grid[0], l.grid[1], l.grid[2]);
   const dim3 block(l.block[0], l.block[1], l.block[2]);
+  const auto s = static_cast<cudaStream_t>(stream);
   if (l.cooperative)
-    TB_CUDA(cudaLaunchCooperativeKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
+    TB_CUDA(cudaLaunchCooperativeKernel(kernel, grid, block, args, l.dynamic_smem, s));
   else
-    TB_CUDA(cudaLaunchKernel(kernel, grid, block, args, l.dynamic_smem, nullptr));
+    TB_CUDA(cudaLaunchKernel(kernel, grid, block, args, l.dynamic_smem, s));
 }
 
 void synchronize() {

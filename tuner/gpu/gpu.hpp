@@ -29,6 +29,11 @@ struct DeviceInfo {
 
 /// Selects device `index` and describes it. Throws NoGpuError when there is no driver or device.
 [[nodiscard]] DeviceInfo open_device(int index);
+/// Describes the calling thread's current device without changing it (an application's MPI rank
+/// has chosen its GPU). Throws NoGpuError when there is no driver or device.
+[[nodiscard]] DeviceInfo current_device();
+/// Describes device `index` without selecting it.
+[[nodiscard]] DeviceInfo describe_device(int index);
 
 /// Device memory, freed on destruction.
 class DeviceBuffer {
@@ -69,13 +74,14 @@ class LoadedModule {
 /// also raises the kernel's dynamic shared-memory limit when it needs more than 48 KiB.
 [[nodiscard]] int resident_blocks_per_sm(const void* kernel, const Launch& launch);
 
-/// Launches `kernel` with the standard arguments (in, out, nx, ny, nz, scratch).
+/// Launches `kernel` with the standard arguments (in, out, nx, ny, nz, scratch) on `stream`
+/// (a cudaStream_t; nullptr: the default stream).
 void launch_kernel(const void* kernel, const Launch& launch, const void* in, void* out, int nx,
-                   int ny, int nz, void* scratch);
+                   int ny, int nz, void* scratch, void* stream = nullptr);
 
 /// Launches `kernel` with any argument list: `args[i]` points at the i-th argument's value, as
 /// for cudaLaunchKernel. Cooperative when `launch.cooperative`.
-void launch_kernel_args(const void* kernel, const Launch& launch, void** args);
+void launch_kernel_args(const void* kernel, const Launch& launch, void** args, void* stream = nullptr);
 
 /// Waits for the device and throws CudaError for any error a kernel raised.
 void synchronize();

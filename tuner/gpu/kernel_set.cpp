@@ -44,14 +44,14 @@ KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Probl
   if (elems) scratch_ = DeviceBuffer(elems * std::size_t(dtype_bytes(problem.dtype)));
 }
 
-void* KernelSet::run(void* a, void* b, long steps) {
+void* KernelSet::run(void* a, void* b, long steps, void* stream) {
   const int nx = int(problem_.domain[0]), ny = int(problem_.domain[1]), nz = int(problem_.domain[2]);
   const long full_launches = steps / depth_;
   const long total = full_launches + steps % depth_;
   for (long i = 0; i < total; ++i) {
     const bool full = i < full_launches;
     launch_kernel(full ? full_ : step_, full ? full_launch_ : step_launch_, a, b, nx, ny, nz,
-                  scratch_.get());
+                  scratch_.get(), stream);
     std::swap(a, b);
   }
   return a;

@@ -19,8 +19,9 @@ class KernelSet {
             const std::string& cubin, const DeviceInfo& device);
 
   /// Advances `steps` steps from `a`, ping-ponging between the device arrays `a` and `b` (both
-  /// holding the boundary ring). Returns the array holding the result. Asynchronous.
-  void* run(void* a, void* b, long steps);
+  /// holding the boundary ring). Returns the array holding the result. Asynchronous, on
+  /// `stream` (a cudaStream_t; nullptr: the default stream).
+  void* run(void* a, void* b, long steps, void* stream = nullptr);
 
   [[nodiscard]] int depth() const { return depth_; }
   [[nodiscard]] const Launch& full_launch() const { return full_launch_; }

@@ -1,5 +1,7 @@
 #include "tuner/gpu/nvrtc.hpp"
 
+#include <cuda_runtime_api.h>  // CUDART_VERSION: the NVRTC major version we were built with
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <atomic>
@@ -20,8 +22,72 @@ namespace fs = std::filesystem;
 namespace tbtune {
 namespace {
 
+// NVRTC is opened with dlopen on first use, not linked: an application whose lookups all hit
+// never needs libnvrtc (a large library, slow to map) and runs where it is absent.
+struct NvrtcApi {
+  decltype(&::nvrtcVersion) version;
+  decltype(&::nvrtcGetErrorString) error_string;
+  decltype(&::nvrtcCreateProgram) create;
+  decltype(&::nvrtcCompileProgram) compile;
+  decltype(&::nvrtcGetProgramLogSize) log_size;
+  decltype(&::nvrtcGetProgramLog) log;
+  decltype(&::nvrtcGetCUBINSize) cubin_size;
+  decltype(&::nvrtcGetCUBIN) cubin;
+  decltype(&::nvrtcDestroyProgram) destroy;
+};
+
+std::atomic<bool> g_loaded{false};
+
+// $TBTUNE_NVRTC names the library exactly (no fallback: how a test proves a hit never loads it);
+// else the soname through the usual search path, then the toolkit's own folder.
+void* open_nvrtc(std::string& tried) {
+  const std::string soname = "libnvrtc.so." + std::to_string(CUDART_VERSION / 1000);
+  std::vector<std::string> names;
+  if (const char* v = std::getenv("TBTUNE_NVRTC"); v && *v) {
+    names.emplace_back(v);
+  } else {
+    names.push_back(soname);
+    const char* cuda_home = std::getenv("CUDA_HOME");
+    for (const char* root : {cuda_home, static_cast<const char*>(TBTUNE_CUDA_ROOT), "/usr/local/cuda"})
+      if (root && *root) names.push_back((fs::path(root) / "lib64" / soname).string());
+  }
+  for (const std::string& name : names) {
+    if (void* h = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return h;
+    tried += (tried.empty() ? "" : "; ") + std::string(::dlerror());
+  }
+  return nullptr;
+}
+
+NvrtcApi load_nvrtc() {
+  std::string tried;
+  void* h = open_nvrtc(tried);
+  if (!h) throw CompileError("cannot load NVRTC (needed to compile a kernel): " + tried, "");
+  auto sym = [h](auto& fn, const char* name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, name));
+    if (!fn) throw CompileError(std::string("NVRTC library lacks ") + name, "");
+  };
+  NvrtcApi a{};
+  sym(a.version, "nvrtcVersion");
+  sym(a.error_string, "nvrtcGetErrorString");
+  sym(a.create, "nvrtcCreateProgram");
+  sym(a.compile, "nvrtcCompileProgram");
+  sym(a.log_size, "nvrtcGetProgramLogSize");
+  sym(a.log, "nvrtcGetProgramLog");
+  sym(a.cubin_size, "nvrtcGetCUBINSize");
+  sym(a.cubin, "nvrtcGetCUBIN");
+  sym(a.destroy, "nvrtcDestroyProgram");
+  g_loaded = true;
+  return a;
+}
+
+// A throwing initializer leaves the static uninitialised, so a failed load is retried next time.
+const NvrtcApi& nvrtc() {
+  static const NvrtcApi api = load_nvrtc();
+  return api;
+}
+
 void check(nvrtcResult r, const char* what) {
-  if (r != NVRTC_SUCCESS) throw CompileError(std::string(what) + ": " + nvrtcGetErrorString(r), "");
+  if (r != NVRTC_SUCCESS) throw CompileError(std::string(what) + ": " + nvrtc().error_string(r), "");
 }
 
 // The toolkit's headers (cooperative_groups.h needs cccl too), found at run time so an installed
@@ -75,9 +141,11 @@ std::string arch_for(int cc_major, int cc_minor) {
   return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
 }
 
+bool nvrtc_loaded() { return g_loaded; }
+
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
+  nvrtc().version(&major, &minor);
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -144,27 +212,27 @@ CompiledModule compile_cuda(const std::string& source, const std::string& arch,
   }
 
   nvrtcProgram prog = nullptr;
-  check(nvrtcCreateProgram(&prog, source.c_str(), "tbtune_kernel.cu", 0, nullptr, nullptr),
+  check(nvrtc().create(&prog, source.c_str(), "tbtune_kernel.cu", 0, nullptr, nullptr),
         "nvrtcCreateProgram");
   std::vector<const char*> argv;
   for (const std::string& o : options) argv.push_back(o.c_str());
-  const nvrtcResult status = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+  const nvrtcResult status = nvrtc().compile(prog, int(argv.size()), argv.data());
   std::size_t log_size = 0;
-  nvrtcGetProgramLogSize(prog, &log_size);
+  nvrtc().log_size(prog, &log_size);
   std::string log(log_size, '\0');
-  if (log_size) nvrtcGetProgramLog(prog, log.data());
+  if (log_size) nvrtc().log(prog, log.data());
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   if (status != NVRTC_SUCCESS) {
-    nvrtcDestroyProgram(&prog);
+    nvrtc().destroy(&prog);
     throw CompileError(std::string("NVRTC failed to compile for ") + arch + ": " +
-                           nvrtcGetErrorString(status), log);
+                           nvrtc().error_string(status), log);
   }
   std::size_t size = 0;
-  check(nvrtcGetCUBINSize(prog, &size), "nvrtcGetCUBINSize");
+  check(nvrtc().cubin_size(prog, &size), "nvrtcGetCUBINSize");
   CompiledModule m;
   m.cubin.resize(size);
-  check(nvrtcGetCUBIN(prog, m.cubin.data()), "nvrtcGetCUBIN");
-  nvrtcDestroyProgram(&prog);
+  check(nvrtc().cubin(prog, m.cubin.data()), "nvrtcGetCUBIN");
+  nvrtc().destroy(&prog);
   m.log = log;
   m.kernels = parse_ptxas_log(log);
 

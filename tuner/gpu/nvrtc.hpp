@@ -27,8 +27,11 @@ struct CompiledModule {
 
 /// "sm_90" from a compute capability.
 [[nodiscard]] std::string arch_for(int cc_major, int cc_minor);
-/// NVRTC version as "13.0".
+/// NVRTC version as "13.0". Loads NVRTC; throws CompileError when it cannot be loaded.
 [[nodiscard]] std::string nvrtc_version();
+/// Whether this process has loaded NVRTC (it is opened with dlopen on first use, so a process
+/// that only runs stored CUBINs never maps it).
+[[nodiscard]] bool nvrtc_loaded();
 /// Parses ptxas' "-v" report in an NVRTC log (exposed for tests).
 [[nodiscard]] std::map<std::string, KernelResources> parse_ptxas_log(const std::string& log);
 
