@@ -48,6 +48,8 @@ set(TBTUNE_API_SOURCES
   tuner/api/fallback.cpp
   tuner/api/tuned_kernel.cpp
   tuner/api/lookup.cpp
+  tuner/api/c_api.cpp
+  tuner/api/c_device.cpp
 )
 set(TBTUNE_REPORT_SOURCES
   tuner/report/report.cpp
