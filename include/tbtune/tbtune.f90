@@ -34,7 +34,7 @@ module tbtune
   end type
 
   public :: tbtune_lookup, tbtune_naive, tbtune_run, tbtune_kernel_free, tbtune_message, &
-            tbtune_reason, tbtune_strategy, tbtune_device_alloc, tbtune_device_free, &
+            tbtune_reason, tbtune_strategy, tbtune_kernel_shape, tbtune_device_alloc, tbtune_device_free, &
             tbtune_copy_to_device, tbtune_copy_to_host, tbtune_synchronize
 
   interface
@@ -79,6 +79,14 @@ module tbtune
       import :: c_ptr
       type(c_ptr), value :: kernel
       type(c_ptr) :: c_kernel_strategy
+    end function
+    !> The domain (nx, ny, nz) and dtype (TBTUNE_DTYPE_FLOAT / _DOUBLE) the kernel was built for.
+    function tbtune_kernel_shape(kernel, domain, dtype) bind(c, name="tbtune_kernel_shape")
+      import :: c_ptr, c_long, c_int
+      type(c_ptr), value :: kernel
+      integer(c_long), intent(out) :: domain(3)
+      integer(c_int), intent(out) :: dtype
+      integer(c_int) :: tbtune_kernel_shape
     end function
     function tbtune_device_alloc(bytes, ptr) bind(c, name="tbtune_device_alloc")
       import :: c_size_t, c_ptr, c_int
@@ -155,8 +163,10 @@ contains
     character(len=:), allocatable :: text
     character(kind=c_char), pointer :: chars(:)
     integer :: n
-    text = ""
-    if (.not. c_associated(p)) return
+    if (.not. c_associated(p)) then
+      text = ""
+      return
+    end if
     call c_f_pointer(p, chars, [huge(0)])
     n = 0
     do while (chars(n + 1) /= c_null_char)

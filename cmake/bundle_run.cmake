@@ -1,0 +1,15 @@
+# Script mode: merges the static archives in LIBS (comma-separated) into one archive OUT with
+# `ar -M`, so that an installed libtbtune.a carries its private static dependencies inside.
+string(REPLACE "," ";" LIBS "${LIBS}")
+set(script "CREATE ${OUT}.tmp\n")
+foreach(lib ${LIBS})
+  string(APPEND script "ADDLIB ${lib}\n")
+endforeach()
+string(APPEND script "SAVE\nEND\n")
+file(WRITE ${OUT}.mri "${script}")
+file(REMOVE ${OUT}.tmp)
+execute_process(COMMAND ${AR} -M INPUT_FILE ${OUT}.mri RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "merging ${LIBS} into ${OUT} failed: ${err}")
+endif()
+file(RENAME ${OUT}.tmp ${OUT})
