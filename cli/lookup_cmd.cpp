@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "db/cache.hpp"
-#include "tuner/search/tune.hpp"
+#include "tuner/api/key_match.hpp"
 
 namespace tbtune::cli {
 namespace {
@@ -23,13 +23,23 @@ int run_lookup(const LookupArgs& a) {
   const Problem p = a.problem.load();
   const std::string path = a.db.empty() ? Cache::default_path() : a.db;
   const DeviceInfo d = open_device(a.device);
-  const WinnerKey key{p.stencil.hash, device_record(d).fingerprint(), p.dtype, p.domain,
-                      steps_class(p.steps)};
+  // Matched as applications match (tuner/api/key_match.hpp): by GPU model and driver, not by the
+  // NVRTC version, so a lookup never loads NVRTC.
+  const WantedKey want{p.stencil.hash, p.dtype, p.domain, steps_class(p.steps), device_model(d),
+                       std::to_string(d.driver_version)};
+  const std::string device = want.model + "|driver " + want.driver;
   // No cache file yet means nothing was tuned: a miss, not an error.
   std::optional<Winner> w;
-  if (std::filesystem::exists(path)) w = Cache(path, Cache::Mode::ReadOnly).winner(key);
+  MissReason reason = MissReason::NoCache;
+  if (std::filesystem::exists(path)) {
+    const Cache cache(path, Cache::Mode::ReadOnly);
+    const MatchResult m = match(cache.winners(), want);
+    reason = m.reason;
+    if (m.hit) w = cache.winner(*m.hit);
+  }
   if (a.json) {
-    nlohmann::json j{{"hit", bool(w)}, {"stencil", stencil_json(p)}, {"device", key.device_fingerprint}};
+    nlohmann::json j{{"hit", bool(w)}, {"reason", reason_name(reason)}, {"stencil", stencil_json(p)},
+                     {"device", w ? w->key.device_fingerprint : device}};
     if (w) {
       j["winner"] = trial_json(w->trial);
       j["cubin_bytes"] = w->trial.cubin.size();
@@ -43,9 +53,9 @@ int run_lookup(const LookupArgs& a) {
                w->trial.strategy, params_text(w->trial.params), w->trial.gcells_median, w->steps,
                w->created_at, w->tool_version, w->trial.cubin.size());
   } else {
-    fmt::print("miss: no winner for {} ({}, {}x{}x{}, step class {}) on {} in {}\n", p.stencil.name,
-               dtype_name(p.dtype), p.domain[0], p.domain[1], p.domain[2], key.steps_class,
-               key.device_fingerprint, path);
+    fmt::print("miss ({}): no winner for {} ({}, {}x{}x{}, step class {}) on {} in {}\n",
+               reason_name(reason), p.stencil.name, dtype_name(p.dtype), p.domain[0], p.domain[1],
+               p.domain[2], want.steps_class, device, path);
   }
   return w ? kOk : kMiss;
 }
@@ -55,7 +65,8 @@ int run_lookup(const LookupArgs& a) {
 void add_lookup_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<LookupArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "lookup", "Print the cached winner for SPEC on this GPU without compiling anything. "
+      "lookup", "Print the cached winner for SPEC on this GPU without compiling anything (or "
+                "loading NVRTC), as an application's lookup finds it, or why there is none. "
                 "Exit 0 on a hit, 1 on a miss, 2 on an error.");
   args->problem.add_to(cmd);
   add_db_option(cmd, args->db);

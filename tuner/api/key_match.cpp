@@ -20,6 +20,15 @@ FingerprintParts split_fingerprint(const std::string& fp) {
   return p;
 }
 
+std::string device_model(const DeviceInfo& d) {
+  DeviceRecord r;
+  r.name = d.name;
+  r.cc_major = d.cc_major;
+  r.cc_minor = d.cc_minor;
+  r.sm_count = d.sm_count;
+  return split_fingerprint(r.fingerprint()).model;
+}
+
 MatchResult match(const std::vector<Winner>& winners, const WantedKey& want) {
   // Narrow the list one key part at a time; the first part nothing survives is the reason.
   bool stencil = false, model = false, driver = false, dtype = false, domain = false;

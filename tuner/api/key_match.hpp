@@ -8,6 +8,7 @@
 
 #include "db/cache.hpp"
 #include "tbtune/tbtune.hpp"
+#include "tuner/gpu/gpu.hpp"
 
 namespace tbtune {
 
@@ -19,6 +20,10 @@ struct FingerprintParts {
 };
 /// Splits from the end, as a GPU name could hold a '|'. A fingerprint of another form is all model.
 [[nodiscard]] FingerprintParts split_fingerprint(const std::string& fingerprint);
+
+/// The GPU model part of `device`'s fingerprint, made without NVRTC (whose version is the
+/// fingerprint's last part and does not matter for running a stored CUBIN).
+[[nodiscard]] std::string device_model(const DeviceInfo& device);
 
 /// What a lookup asks for. The NVRTC version is not part of it: a stored CUBIN runs whatever
 /// NVRTC (or none) is installed now, so a hit needs only the GPU model and the driver.

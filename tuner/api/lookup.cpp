@@ -32,18 +32,6 @@ MissPolicy policy_of(const LookupOptions& o) {
   return MissPolicy::Fail;
 }
 
-/// The GPU model part of this device's fingerprint, built without NVRTC (whose version is the
-/// fingerprint's last part and does not matter for running a stored CUBIN).
-std::string model_of(const DeviceInfo& d) {
-  DeviceRecord r;
-  r.name = d.name;
-  r.cc_major = d.cc_major;
-  r.cc_minor = d.cc_minor;
-  r.sm_count = d.sm_count;
-  r.driver_version = d.driver_version;
-  return split_fingerprint(r.fingerprint()).model;
-}
-
 /// The current device, or nullopt without one. TBTUNE_FAKE_DRIVER (a test hook for
 /// scripts/app-gpu-check.sh, never set otherwise) makes it report another driver version.
 std::optional<DeviceInfo> device_here(std::string& why_not) {
@@ -139,7 +127,7 @@ Lookup run_lookup(const StencilSpec::Impl& spec, const LookupOptions& o) {
 
   WantedKey want{problem.stencil.hash, problem.dtype, problem.domain, steps_class(problem.steps), {}, {}};
   if (device) {
-    want.model = model_of(*device);
+    want.model = device_model(*device);
     want.driver = std::to_string(device->driver_version);
   }
   const std::string asked = asked_text(problem, want);
