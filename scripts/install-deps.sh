@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config python3 libyaml-cpp-dev libcli11-dev libsqlite3-dev
-          nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
+          nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev gfortran)
 
 missing=()
 for p in "${packages[@]}"; do
