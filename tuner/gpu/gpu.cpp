@@ -2,6 +2,9 @@
 
 #include <cuda_runtime.h>
 
+#include <map>
+#include <mutex>
+
 #include <fmt/format.h>
 
 #include "tuner/spec/error.hpp"
@@ -51,7 +54,14 @@ DeviceInfo current_device() {
   if (e != cudaSuccess) fail(e, "cudaGetDeviceCount", __LINE__);
   int index = 0;
   TB_CUDA(cudaGetDevice(&index));
-  return describe_device(index);
+  // A device's properties do not change while the process runs, and cudaGetDeviceProperties
+  // (which queries every attribute) would otherwise be paid by every lookup.
+  static std::mutex mutex;
+  static std::map<int, DeviceInfo> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(index);
+  if (it == known.end()) it = known.emplace(index, describe_device(index)).first;
+  return it->second;
 }
 
 DeviceInfo describe_device(int index) {
