@@ -14,6 +14,7 @@ void add_model_command(CLI::App& app, Action& action);
 void add_db_command(CLI::App& app, Action& action);
 void add_probe_command(CLI::App& app, Action& action);
 void add_report_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
 void add_worker_command(CLI::App& app, Action& action);
 
 }  // namespace tbtune::cli

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   cli::add_db_command(app, action);
   cli::add_probe_command(app, action);
   cli::add_report_command(app, action);
+  cli::add_sweep_command(app, action);
   cli::add_worker_command(app, action);
 
   try {

@@ -10,5 +10,6 @@ set(TBTUNE_CLI_SOURCES
   cli/db_cmd.cpp
   cli/probe_cmd.cpp
   cli/report_cmd.cpp
+  cli/sweep_cmd.cpp
   cli/worker_cmd.cpp
 )

@@ -79,6 +79,26 @@ struct TuneRecord {
   [[nodiscard]] bool complete() const { return !interrupted && !out_of_budget; }
 };
 
+/// One problem compiled ahead by `tbtune sweep --compile-only` on a node without a GPU: the
+/// candidates a tune with the built-in `profile` would compile (the naive reference, the
+/// search's selection and its stand-ins), whose CUBINs went to the folder of compiled CUBINs.
+struct CompileRecord {
+  std::string stencil_hash;
+  std::string stencil_name;
+  std::string profile;           ///< the built-in device profile the candidates were ranked with
+  std::string arch;              ///< "sm_90"
+  DType dtype = DType::Double;
+  std::array<long, 3> domain{1, 1, 1};
+  long steps = 0;
+  int candidates = 0;            ///< compiled or found compiled, the naive reference included
+  int compiled = 0;              ///< of those, compiled by this run (the rest were in the folder)
+  int compile_errors = 0;        ///< rejected by NVRTC
+  int spilled = 0;               ///< compiled with register spills (a tune prunes them)
+  double wall_s = 0;
+  std::string tool_version;
+  std::string created_at;        ///< UTC, ISO 8601; written by the cache
+};
+
 class Cache {
  public:
   enum class Mode { ReadWrite, ReadOnly };
@@ -123,6 +143,12 @@ class Cache {
   /// The profile stored for `fingerprint`, or nullopt. Throws CacheError for a stored JSON text
   /// that does not read as a profile.
   [[nodiscard]] std::optional<DeviceProfile> profile(const std::string& fingerprint) const;
+  /// Records a problem compiled ahead (one row, one transaction), replacing the row of the same
+  /// stencil, profile, arch, dtype, domain and steps. The stencil must be stored.
+  void put_compile(const CompileRecord& record);
+  /// Every problem compiled ahead, in the order recorded (a replaced row counts as new).
+  [[nodiscard]] std::vector<CompileRecord> compiles() const;
+
   /// The spec text stored with stencil `hash` (empty if it was stored without one), or nullopt
   /// when no such stencil is stored.
   [[nodiscard]] std::optional<std::string> spec_text(const std::string& hash) const;

@@ -152,6 +152,29 @@ CREATE TABLE tunes (
 CREATE INDEX tunes_by_key
   ON tunes (stencil_hash, device_fingerprint, dtype, nx, ny, nz, steps_class);
 )sql",
+    // 3 -> 4: problems compiled ahead without a GPU (`tbtune sweep --compile-only`), one row per
+    // problem and profile; no device yet, so no device fingerprint.
+    R"sql(
+CREATE TABLE compiles (
+  stencil_hash   TEXT NOT NULL REFERENCES stencils(hash),
+  profile        TEXT NOT NULL,
+  arch           TEXT NOT NULL,
+  dtype          TEXT NOT NULL CHECK (dtype IN ('float', 'double')),
+  nx             INTEGER NOT NULL,
+  ny             INTEGER NOT NULL,
+  nz             INTEGER NOT NULL,
+  steps          INTEGER NOT NULL,
+  stencil_name   TEXT NOT NULL,
+  candidates     INTEGER NOT NULL,
+  compiled       INTEGER NOT NULL,
+  compile_errors INTEGER NOT NULL,
+  spilled        INTEGER NOT NULL,
+  wall_s         REAL NOT NULL,
+  tool_version   TEXT NOT NULL,
+  created_at     TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  PRIMARY KEY (stencil_hash, profile, arch, dtype, nx, ny, nz, steps)
+);
+)sql",
 }};
 
 }  // namespace

@@ -9,7 +9,7 @@ namespace tbtune::db {
 
 /// The schema this build writes. Bump it and append a step to the migration list in
 /// schema.cpp when the tables change; docs/cache.md says what each version holds.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Fails with a clear CacheError when the file is not an SQLite database at all, before any
 /// pragma or schema statement turns that into a less obvious message.

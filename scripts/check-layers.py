@@ -29,6 +29,7 @@ LAYERS = [
     (7, "search", ["tuner/search"]),
     (8, "api", ["include/tbtune", "tuner/api"]),
     (8, "report", ["tuner/report"]),
+    (8, "sweep", ["tuner/sweep"]),
     (9, "cli", ["cli"]),
 ]
 # Public headers are included as "tbtune/..." (the include/ folder is on the include path).

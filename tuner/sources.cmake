@@ -41,6 +41,12 @@ set(TBTUNE_SEARCH_SOURCES
   tuner/search/engine.cpp
   tuner/search/tune.cpp
 )
+set(TBTUNE_SWEEP_SOURCES
+  tuner/sweep/sweep_file.cpp
+  tuner/sweep/problems.cpp
+  tuner/sweep/shard.cpp
+  tuner/sweep/compile_ahead.cpp
+)
 set(TBTUNE_API_SOURCES
   tuner/api/errors.cpp
   tuner/api/stencil_spec.cpp

@@ -251,9 +251,9 @@ TEST_F(CacheTest, CreatesFoldersAndReopens) {
 }
 
 TEST_F(CacheTest, SchemaVersion) {
-  EXPECT_EQ(Cache::schema_version(), 3);
+  EXPECT_EQ(Cache::schema_version(), 4);
   { Cache c(db_path(), Cache::Mode::ReadWrite); }
-  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "3");
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "4");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
   { Cache c(db_path(), Cache::Mode::ReadWrite); }  // reopening does not add a row
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
@@ -472,7 +472,7 @@ TEST_F(CacheTest, NewerSchemaThrows) {
   { Cache c(db_path(), Cache::Mode::ReadWrite); }
   query(db_path(), "UPDATE schema_version SET version = 99");
   const std::string msg =
-      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (3): upgrade tbtune";
+      "cache '" + db_path() + "' has schema version 99, newer than this tbtune (4): upgrade tbtune";
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadWrite); }, msg);
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); }, msg);
   EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "99");
@@ -658,6 +658,7 @@ TEST_F(CacheTest, SpecText) {
 /// Turns the current file at `path` back into a version-`version` file by dropping the tables
 /// later versions added, as the tbtune of that version would have left it.
 void downgrade(const std::string& path, int version) {
+  if (version < 4) query(path, "DROP TABLE compiles");
   if (version < 3) query(path, "DROP TABLE tunes");
   if (version < 2) query(path, "DROP TABLE profiles");
   query(path, "UPDATE schema_version SET version = " + std::to_string(version));
@@ -674,7 +675,7 @@ TEST_F(CacheTest, MigratesVersion1ToCurrent) {
   downgrade(db_path(), 1);
   // Read-only cannot migrate, and says so without touching the file.
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); },
-                     "has schema version 1, older than this tbtune (3)");
+                     "has schema version 1, older than this tbtune (4)");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'profiles'"), "0");
   {
     Cache c(db_path(), Cache::Mode::ReadWrite);  // migrates
@@ -682,7 +683,7 @@ TEST_F(CacheTest, MigratesVersion1ToCurrent) {
     c.put_profile(device().fingerprint(), probed());
     c.add_tune(full_tune());
   }
-  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "3");
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "4");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM schema_version"), "1");
   const Cache ro(db_path(), Cache::Mode::ReadOnly);
   EXPECT_EQ(ro.trials(key()).size(), 1u);  // version-1 data survives
@@ -693,7 +694,7 @@ TEST_F(CacheTest, MigratesVersion1ToCurrent) {
   EXPECT_EQ(ro.tunes().size(), 1u);
 }
 
-TEST_F(CacheTest, MigratesVersion2ToVersion3) {
+TEST_F(CacheTest, MigratesVersion2ToCurrent) {
   {
     Cache c(db_path(), Cache::Mode::ReadWrite);
     seed(c);
@@ -703,14 +704,14 @@ TEST_F(CacheTest, MigratesVersion2ToVersion3) {
   }
   downgrade(db_path(), 2);
   expect_cache_error([&] { Cache c(db_path(), Cache::Mode::ReadOnly); },
-                     "has schema version 2, older than this tbtune (3)");
+                     "has schema version 2, older than this tbtune (4)");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'tunes'"), "0");
   {
     Cache c(db_path(), Cache::Mode::ReadWrite);  // migrates
     EXPECT_TRUE(c.tunes().empty());
     c.add_tune(full_tune());
   }
-  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "3");
+  EXPECT_EQ(query(db_path(), "SELECT version FROM schema_version"), "4");
   EXPECT_EQ(query(db_path(), "SELECT count(*) FROM sqlite_master WHERE name = 'tunes_by_key'"), "1");
   const Cache ro(db_path(), Cache::Mode::ReadOnly);
   EXPECT_EQ(ro.trials(key()).size(), 1u);  // version-2 data survives

@@ -67,6 +67,27 @@ TuneRecord tune_record(const Problem& problem, const TuneOptions& options, const
   return r;
 }
 
+CandidateChoice choose_candidates(const Problem& problem, const DeviceProfile& profile,
+                                  const TuneOptions& options) {
+  CandidateChoice c;
+  c.ranked = rank_candidates(problem, profile, options.only_strategy, options.only_params);
+  c.chosen = rank_candidates(problem, profile, "naive");
+  if (c.chosen.empty()) throw Error("the naive strategy does not support this problem");
+  const std::vector<RankedCandidate> selected = select_candidates(c.ranked, options.search);
+  c.selected = int(selected.size());
+  c.chosen.insert(c.chosen.end(), selected.begin(), selected.end());
+  // A model search times as many candidates as it selected: the model's register estimate lets
+  // through kernels that ptxas spills (it cannot tell which; docs/bench-3d.md), and the next
+  // ones in rank order, up to kStandIns per selected one, take the place of those pruned.
+  constexpr int kStandIns = 3;
+  c.stand_ins = options.search.mode == SearchMode::Model && !options.allow_spills;
+  if (c.stand_ins) {
+    const auto more = stand_ins(c.ranked, c.selected, kStandIns * c.selected);
+    c.chosen.insert(c.chosen.end(), more.begin(), more.end());
+  }
+  return c;
+}
+
 TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache,
                 const ProgressFn& progress) {
   const auto started = std::chrono::steady_clock::now();
@@ -79,7 +100,9 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   result.device = measurer.device();  // NoGpuError without a GPU
   const DeviceRecord record = device_record(result.device);
   // The model uses this GPU's measured profile: stored by an earlier probe, else probed now.
-  if (auto stored = cache.profile(record.fingerprint())) {
+  if (options.profile) {
+    result.profile = *options.profile;
+  } else if (auto stored = cache.profile(record.fingerprint())) {
     result.profile = *stored;
   } else if (options.probe) {
     result.profile = measurer.probe(9, options.compile_cache_dir);
@@ -92,20 +115,7 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   cache.put_device(record);
   cache.put_stencil(problem.stencil, options.spec_text);
 
-  const auto ranked = rank_candidates(problem, result.profile, options.only_strategy, options.only_params);
-  auto chosen = rank_candidates(problem, result.profile, "naive");
-  if (chosen.empty()) throw Error("the naive strategy does not support this problem");
-  const std::vector<RankedCandidate> selected = select_candidates(ranked, options.search);
-  chosen.insert(chosen.end(), selected.begin(), selected.end());
-  // A model search times as many candidates as it selected: the model's register estimate lets
-  // through kernels that ptxas spills (it cannot tell which; docs/bench-3d.md), and the next
-  // ones in rank order, up to kStandIns per selected one, take the place of those pruned.
-  constexpr int kStandIns = 3;
-  const bool stand_in = options.search.mode == SearchMode::Model && !options.allow_spills;
-  if (stand_in) {
-    const auto more = stand_ins(ranked, int(selected.size()), kStandIns * int(selected.size()));
-    chosen.insert(chosen.end(), more.begin(), more.end());
-  }
+  const CandidateChoice choice = choose_candidates(problem, result.profile, options);
 
   measurer.set_problem(problem, options.spec_text, options.seed, options.timing,
                        options.compile_cache_dir);
@@ -117,12 +127,12 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   eo.budget_s = options.budget_s;
   eo.fresh = options.fresh;
   eo.stop = options.stop;
-  eo.max_timed = stand_in ? int(selected.size()) : 0;
+  eo.max_timed = choice.stand_ins ? choice.selected : 0;
   eo.keep_faster_winner = !options.only_strategy.empty() || !options.only_params.empty();
-  EngineResult er = run_engine(problem, result.key, chosen, measurer, cache, eo, progress);
+  EngineResult er = run_engine(problem, result.key, choice.chosen, measurer, cache, eo, progress);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  result.record = tune_record(problem, options, result.key, space_size(ranked),
-                              int(selected.size()), er, wall_s);
+  result.record = tune_record(problem, options, result.key, space_size(choice.ranked),
+                              choice.selected, er, wall_s);
   // After the engine's own writes: a run stopped by a signal still gets here and is recorded.
   cache.add_tune(result.record);
   result.trials = std::move(er.trials);

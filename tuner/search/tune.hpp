@@ -31,6 +31,10 @@ struct TuneOptions {
   /// problem from. Required.
   std::string spec_text;
   bool probe = true;                 ///< no stored profile for this GPU: probe it (and store it)
+  /// Model with this profile instead of a stored, probed or built-in one. A sweep whose CUBINs
+  /// were compiled ahead (on a node without a GPU) with a named profile passes the same one, so
+  /// the GPU run chooses the same candidates and compiles nothing.
+  std::optional<DeviceProfile> profile;
   bool allow_spills = false;         ///< time candidates whose kernels spill registers
   double budget_s = 0;               ///< start no candidate after this many seconds (0: none)
   bool fresh = false;                ///< ignore trials stored by earlier (interrupted) runs
@@ -65,6 +69,21 @@ struct TuneResult {
 [[nodiscard]] TuneRecord tune_record(const Problem& problem, const TuneOptions& options,
                                      const WinnerKey& key, SpaceSize space, int selected,
                                      const EngineResult& engine, double wall_s);
+
+/// The candidates a tune hands to the engine, and the ranked space they come from.
+struct CandidateChoice {
+  std::vector<RankedCandidate> ranked;  ///< the whole space, best first (options' filters applied)
+  std::vector<RankedCandidate> chosen;  ///< naive first, then the selection, then the stand-ins
+  int selected = 0;                     ///< the search's selection, naive and stand-ins left out
+  bool stand_ins = false;               ///< whether stand-ins follow the selection (model search)
+};
+
+/// What tune() compiles and times for `problem` with `profile`: the naive reference, the
+/// search's selection, and for a model search without `allow_spills` up to 3 stand-ins per
+/// selected candidate (they take the place of those pruned after compiling). The engine
+/// compiles every chosen candidate, so compiling these ahead leaves a tune nothing to compile.
+[[nodiscard]] CandidateChoice choose_candidates(const Problem& problem, const DeviceProfile& profile,
+                                                const TuneOptions& options);
 
 /// Tunes `problem` on the GPU, storing trials and the winner in `cache`, and at the end one
 /// `tunes` row (tune_record()), also when stopped by `options.stop` or the budget. This
