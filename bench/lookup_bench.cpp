@@ -59,7 +59,7 @@ void BM_LookupNearest(benchmark::State& state) {
   const auto spec = tbtune::StencilSpec::from_file(g_spec);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tbtune_bench_nearest";
   const char* db = std::getenv("TBTUNE_DB");
-  if (!db) {
+  if (!db || !std::filesystem::exists(db)) {
     state.SkipWithError("set TBTUNE_DB to the tuned cache");
     return;
   }
@@ -74,7 +74,10 @@ void BM_LookupNearest(benchmark::State& state) {
     std::filesystem::copy_file(db, o.db);
     state.ResumeTiming();
     auto l = tbtune::lookup(spec, o);
-    if (l.source != tbtune::KernelSource::Nearest) state.SkipWithError(l.message.c_str());
+    if (l.source != tbtune::KernelSource::Nearest) {
+      state.SkipWithError(l.message.c_str());
+      break;  // a skipped benchmark must not pause or resume its timer again
+    }
   }
   std::filesystem::remove_all(dir);
 }
