@@ -373,6 +373,19 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
     const Lookup missed = lookup(path, miss);
     EXPECT_FALSE(missed.kernel.has_value());
     EXPECT_EQ(missed.reason, MissReason::OtherStepClass);
+
+    // Another domain under `nearest`: the winner's parameters rebuilt for it and stored, so the
+    // next lookup of that domain is a hit.
+    LookupOptions other = lo;
+    other.domain = std::array<long, 3>{p.domain[0] + 6, p.domain[1] + 4, 1};
+    other.policy = MissPolicy::Nearest;
+    other.compile_cache_dir = (dir / "cubins").string();
+    const Lookup served = lookup(path, other);
+    EXPECT_EQ(served.reason, MissReason::OtherDomain) << served.message;
+    EXPECT_EQ(served.source, KernelSource::Nearest) << served.message;
+    ASSERT_TRUE(served.kernel.has_value());
+    EXPECT_EQ(served.kernel->strategy(), r.winner->trial.strategy);
+    EXPECT_TRUE(lookup(path, other).hit());
   }
   std::filesystem::remove_all(dir);
 }
