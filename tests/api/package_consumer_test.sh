@@ -4,7 +4,7 @@
 #   - tests/api/consumer with find_package(tbtune), and runs its CPU checks;
 #   - a C program with `pkg-config --cflags --libs tbtune`, and runs it;
 #   - examples/ (C++, C, Fortran heat equation), and runs each without a GPU: each must answer
-#     with a miss reason (exit 3), not crash.
+#     with a miss reason (exit 3), and a corrupt cache with an error (exit 2), not crash.
 #   usage: package_consumer_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -44,5 +44,10 @@ for example in heat_cpp heat_c heat_f90; do
   rc=0
   TBTUNE_DB=$missing_db "$tmp/examples/$example" "$src/examples/heat.yaml" nearest || rc=$?
   [ "$rc" -eq 3 ] || { echo "FAIL: $example without a cache or GPU exited $rc, expected 3"; exit 1; }
+  # A corrupt cache (a YAML file) is an error with a message, exit 2, not a crash.
+  rc=0
+  TBTUNE_DB=$src/examples/heat.yaml "$tmp/examples/$example" "$src/examples/heat.yaml" >"$tmp/out.txt" 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] && grep -q "cache" "$tmp/out.txt" ||
+    { echo "FAIL: $example with a corrupt cache exited $rc: $(cat "$tmp/out.txt")"; exit 1; }
 done
 echo "package consumer: ok"

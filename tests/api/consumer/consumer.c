@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   expect(tbtune_lookup(argv[1], &o, NULL, &reason) == TBTUNE_ERR_BAD_ARGUMENT, "null kernel pointer");
   expect(tbtune_lookup("/no/such/spec.yaml", &o, &k, &reason) == TBTUNE_ERR_BAD_SPEC, "missing spec file");
   expect(tbtune_lookup_text("name: x\nexpr: \"u[0,0\"\n", &o, &k, &reason) == TBTUNE_ERR_BAD_SPEC, "bad spec text");
+  o.db = argv[1]; /* a YAML file is no SQLite cache */
+  expect(tbtune_lookup(argv[1], &o, &k, &reason) == TBTUNE_ERR_CACHE, "corrupt cache");
+  o.db = argv[2];
   o.dtype = 7;
   expect(tbtune_lookup(argv[1], &o, &k, &reason) == TBTUNE_ERR_BAD_ARGUMENT, "wrong dtype");
   o.dtype = TBTUNE_DTYPE_SPEC;

@@ -57,6 +57,11 @@ int main(int argc, char** argv) {
     deep.domain = std::array<long, 3>{64, 64, 8};
     (void)tbtune::lookup(spec, deep);
   }, "a depth for a 2D stencil");
+  expect_error(tbtune::ErrorCode::Cache, [&] {
+    tbtune::LookupOptions corrupt = o;
+    corrupt.db = argv[1];  // a YAML file is no SQLite cache
+    (void)tbtune::lookup(spec, corrupt);
+  }, "a corrupt cache");
   expect_error(tbtune::ErrorCode::BadArgument, [] { (void)tbtune::parse_policy("sometimes"); }, "bad policy");
   setenv("TBTUNE_MISS_POLICY", "sometimes", 1);
   expect_error(tbtune::ErrorCode::BadArgument, [&] {
