@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config python3 libyaml-cpp-dev libcli11-dev libsqlite3-dev
-          nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev gfortran)
+          nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev gfortran
+          slurm-wlm munge)  # the last two: a one-node Slurm for tests/sweep/slurm_test.sh
 
 missing=()
 for p in "${packages[@]}"; do

@@ -47,7 +47,7 @@ dd if=/dev/urandom of="$tmp/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$tmp/munge/munge.key"
 munged --force --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.sock" \
   --pid-file="$tmp/munge/munged.pid" --log-file="$tmp/munge/munged.log" \
-  --seed-file="$tmp/munge/munged.seed" -F &
+  --seed-file="$tmp/munge/munged.seed" -F >"$tmp/munge/munged.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$tmp/munge/munge.sock" ] && break; sleep 0.1; done
 [ -S "$tmp/munge/munge.sock" ] || skip "munged did not start"
@@ -125,8 +125,13 @@ for _ in $(seq 600); do grep -q ': compiled {' "$log1" 2>/dev/null && break; sle
 grep -q ': compiled {' "$log1" || { echo "FAIL: task 1 finished no problem"; exit 1; }
 scontrol requeue "${array}_1"
 echo "slurm_test: requeued task ${array}_1 mid-run"
+# A requeued job waits a while (its begin time is set ahead); let it start as soon as it is back.
+for _ in $(seq 60); do
+  [ "$(squeue -h -j "${array}_1" -o %T 2>/dev/null)" = PENDING ] && break
+  sleep 0.5
+done
+scontrol update JobId="${array}_1" StartTime=now 2>/dev/null || true
 
-state() { squeue -h -j "$1" -o %T 2>/dev/null | head -n 1; }
 for _ in $(seq 1200); do [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] && break; sleep 1; done
 [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] || { echo "FAIL: jobs still queued after 20 min"; squeue; exit 1; }
 
@@ -159,6 +164,7 @@ echo "$again" | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
 n = sum(p["compiled"] for p in s["problems"])
-print(f"compile-only over the whole sweep again: {n} compiled, {sum(p[\"found\"] for p in s[\"problems\"])} found")
+found = sum(p["found"] for p in s["problems"])
+print(f"compile-only over the whole sweep again: {n} compiled, {found} found")
 assert n == 0 and s["exit_code"] == 0'
 echo "PASS: slurm_test"
