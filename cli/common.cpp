@@ -15,7 +15,9 @@ void ProblemArgs::add_to(CLI::App* cmd, bool with_steps) {
   cmd->add_option("SPEC", spec_path, "stencil spec (YAML), e.g. configs/j2d5pt.yaml")->required();
   cmd->add_option("--domain", domain,
                   "array size with the boundary ring, NXxNY or NXxNYxNZ (default: the spec's)");
-  if (with_steps) cmd->add_option("--steps", steps, "time steps (default: the spec's)");
+  if (with_steps)
+    cmd->add_option("--steps", steps,
+                    fmt::format("time steps, 1 to {} (default: the spec's)", kMaxSteps));
   cmd->add_option("--dtype", dtype, "float or double (default: the spec's)")
       ->check(CLI::IsMember({"float", "double"}));
 }
@@ -23,10 +25,7 @@ void ProblemArgs::add_to(CLI::App* cmd, bool with_steps) {
 Problem ProblemArgs::load(Spec* spec_out) const {
   Spec spec = load_spec(spec_path);
   if (!dtype.empty()) spec.dtype = dtype == "float" ? DType::Float : DType::Double;
-  if (steps != 0) {
-    if (steps < 1) throw UsageError("--steps must be at least 1");
-    spec.steps = steps;
-  }
+  if (!steps.empty()) spec.steps = parse_steps(steps);
   Problem p = make_problem(spec);
   if (!domain.empty()) p.domain = parse_domain(domain, p.dims(), p.stencil.radius);
   if (spec_out) *spec_out = std::move(spec);
@@ -45,15 +44,41 @@ std::array<long, 3> parse_domain(const std::string& text, int dims, int radius) 
     if (end == std::string::npos || ec != std::errc() || ptr != last || first == last)
       throw UsageError(fmt::format("--domain '{}': expected {} positive integers joined by 'x', e.g. {}",
                                    text, dims, dims == 2 ? "4096x4096" : "256x256x256"));
-    if (v <= 2 * radius || v > 1'000'000)
-      throw UsageError(fmt::format("--domain '{}': each extent must be between {} and 1000000 for a "
-                                   "radius-{} stencil", text, 2 * radius + 1, radius));
+    if (const std::string why = extent_problem(v, radius); !why.empty())
+      throw UsageError(fmt::format("--domain '{}': {}", text, why));
     d[std::size_t(axis)] = v;
     pos = end + 1;
   }
-  if (double(d[0]) * double(d[1]) * double(d[2]) > 4e9)
-    throw UsageError(fmt::format("--domain '{}': more than 4e9 cells", text));
+  if (const std::string why = cells_problem(double(d[0]) * double(d[1]) * double(d[2])); !why.empty())
+    throw UsageError(fmt::format("--domain '{}': {}", text, why));
   return d;
+}
+
+long parse_steps(const std::string& text) {
+  long v = 0;
+  const char* last = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+  if (ec == std::errc::result_out_of_range)
+    throw UsageError(fmt::format("--steps '{}': must be at most {}", text, kMaxSteps));
+  if (ec != std::errc() || ptr != last || text.empty())
+    throw UsageError(fmt::format("--steps '{}': expected an integer, e.g. 1000", text));
+  if (const std::string why = steps_problem(v); !why.empty())
+    throw UsageError(fmt::format("--steps {}", why));
+  return v;
+}
+
+CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& in) -> std::string {
+        double v = 0;
+        const char* last = in.data() + in.size();
+        const auto [ptr, ec] = std::from_chars(in.data(), last, v);
+        // `!(lo <= v && v <= hi)` so that nan, which compares false, is refused.
+        if (ec != std::errc() || ptr != last || in.empty() || !(lo <= v && v <= hi))
+          return fmt::format("expected a number from {:g} to {:g}, got '{}'", lo, hi, in);
+        return "";
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
 }
 
 void add_db_option(CLI::App* cmd, std::string& path) {

@@ -29,7 +29,7 @@ using Action = std::function<int()>;
 struct ProblemArgs {
   std::string spec_path;
   std::string domain;
-  long steps = 0;
+  std::string steps;  ///< as typed: parsed with overflow checks, not clamped by CLI11
   std::string dtype;
   /// Adds SPEC (positional) and the overrides; `with_steps` false for commands that ignore it.
   void add_to(CLI::App* cmd, bool with_steps = true);
@@ -37,8 +37,15 @@ struct ProblemArgs {
   [[nodiscard]] Problem load(Spec* spec_out = nullptr) const;
 };
 
-/// "NXxNY[xNZ]" -> extents; throws UsageError naming the option.
+/// "NXxNY[xNZ]" -> extents, within the spec's limits (extent_problem, cells_problem);
+/// throws UsageError naming the option.
 [[nodiscard]] std::array<long, 3> parse_domain(const std::string& text, int dims, int radius);
+
+/// A --steps value within the spec's limits (steps_problem); throws UsageError.
+[[nodiscard]] long parse_steps(const std::string& text);
+
+/// A CLI11 check that a number lies in [lo, hi]; unlike CLI::Range it also refuses nan.
+[[nodiscard]] CLI::Validator finite_range(double lo, double hi);
 
 /// The --db option (default: Cache::default_path()).
 void add_db_option(CLI::App* cmd, std::string& path);

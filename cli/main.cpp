@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
   CLI::App app{kDescription, "tbtune"};
   app.set_version_flag("--version", std::string("tbtune ") + TBTUNE_VERSION);
   app.require_subcommand(1);
+  // Bad flags get one line (README "Exit codes"), not CLI11's two.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("tbtune: ") + e.what() + " (see tbtune --help)\n";
+  });
   cli::Action action;
   cli::add_check_command(app, action);
   cli::add_model_command(app, action);

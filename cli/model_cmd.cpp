@@ -14,7 +14,8 @@ namespace {
 
 struct ModelArgs {
   ProblemArgs problem;
-  std::string device = "h100";
+  std::string profile = "h100";
+  std::string old_device;  ///< the deprecated spelling of --profile
   std::string strategy;
   std::vector<std::string> params;
   int top = 20;
@@ -69,11 +70,15 @@ void print_derived(const nlohmann::json& j) {
 
 int run_model(const ModelArgs& a) {
   const Problem p = a.problem.load();
-  const auto profile = builtin_profile(a.device);
+  // `--device` means a CUDA device number in tune, lookup and probe; here it was a profile name.
+  if (!a.old_device.empty())
+    std::cerr << "tbtune: model --device is deprecated; use --profile " << a.old_device << '\n';
+  const std::string& name = a.old_device.empty() ? a.profile : a.old_device;
+  const auto profile = builtin_profile(name);
   if (!profile) {
     std::string names;
     for (const auto& n : builtin_profile_names()) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError("--device '" + a.device + "': no such profile (have: " + names + ")");
+    throw UsageError("--profile '" + name + "': no such profile (have: " + names + ")");
   }
   if (!a.strategy.empty() && !find_strategy(a.strategy))
     throw UsageError("--strategy '" + a.strategy + "': no such strategy");
@@ -157,7 +162,11 @@ void add_model_command(CLI::App& app, Action& action) {
       "model", "Rank the candidate space with the practical attainable performance model "
                "(PP = P x V, EBISU) for a built-in device profile. Needs no GPU.");
   args->problem.add_to(cmd);
-  cmd->add_option("--device", args->device, "device profile: a100, h100, h200")->capture_default_str();
+  cmd->add_option("--profile", args->profile, "built-in device profile: a100, h100, h200")
+      ->capture_default_str();
+  cmd->add_option("--device", args->old_device, "deprecated spelling of --profile")
+      ->excludes(cmd->get_option("--profile"))
+      ->group("");  // hidden from --help
   cmd->add_option("--strategy", args->strategy, "only this strategy");
   cmd->add_option("--param", args->params, "evaluate one candidate: NAME=VALUE (repeatable)");
   cmd->add_option("--top", args->top, "rows to show")->capture_default_str();

@@ -103,9 +103,9 @@ int no_gpu(const TuneArgs& a, const Problem& p, const NoGpuError& e) {
              dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius, p.stencil.points.size());
   print_ranking(ranked, profile, 10);
   fmt::print("the {} would time {}\n", search_text(search), selected_text(selected, space));
-  fmt::print("\nTiming needs an NVIDIA GPU, and none is usable here: {}\n"
+  fmt::print("\nTiming needs an NVIDIA GPU: {}.\n"
              "Nothing was timed or stored. Run this on a GPU node to tune.\n", e.what());
-  return kOk;
+  return g_stop.load() ? kInterrupted : kOk;
 }
 
 /// The run as the `tunes` table records it.
@@ -147,6 +147,9 @@ void print_result(const Problem& p, const TuneResult& r) {
 }
 
 int run_tune(const TuneArgs& a) {
+  // First of all, so that a signal during loading, probing or ranking also ends in exit 130
+  // (after the current phase) rather than the default action's 143.
+  install_stop_handlers();
   Spec spec;
   const Problem p = a.problem.load(&spec);
   if (!a.strategy.empty() && !find_strategy(a.strategy))
@@ -171,12 +174,14 @@ int run_tune(const TuneArgs& a) {
     Cache cache(db_path, Cache::Mode::ReadWrite);
     Progress progress(a.quiet || a.json ? Verbosity::Quiet
                                         : a.verbose ? Verbosity::Verbose : Verbosity::Normal);
-    install_stop_handlers();
     r = tune(p, o, cache, std::ref(progress));
   } catch (const NoGpuError& e) {
     return no_gpu(a, p, e);
   }
-  const int done = r.interrupted ? kInterrupted : r.winner ? kOk : kError;
+  // A stop that came when no candidate was left to skip (all reused, or during ranking of an
+  // empty selection) still exits 130, as documented.
+  const bool stopped = r.interrupted || g_stop.load();
+  const int done = stopped ? kInterrupted : r.winner ? kOk : kError;
 
   if (a.json) {
     nlohmann::json trials = nlohmann::json::array();
@@ -197,7 +202,7 @@ int run_tune(const TuneArgs& a) {
   print_result(p, r);
   if (!r.winner) {
     fmt::print("no candidate passed verification; nothing stored as winner\n");
-    return r.interrupted ? kInterrupted : kError;
+    return stopped ? kInterrupted : kError;
   }
   const char* so_far = r.interrupted || r.out_of_budget ? " so far" : "";
   if (r.kept) {
@@ -233,16 +238,16 @@ void add_tune_command(CLI::App& app, Action& action) {
       ->capture_default_str()->check(CLI::Range(0, 100000));
   cmd->add_option("--within", args->within_percent,
                   "percent: the model search also times candidates predicted this close to the best")
-      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+      ->capture_default_str()->check(finite_range(0.0, 100.0));
   cmd->add_option("--max-candidates", args->max_candidates,
                   "at most this many candidates in a model search (besides the naive reference)")
       ->capture_default_str()->check(CLI::Range(0, 100000));
   cmd->add_option("--budget", args->budget,
                   "seconds: start no candidate after this; the winner so far is stored (0: no limit)")
-      ->capture_default_str()->check(CLI::Range(0.0, 1e9));
+      ->capture_default_str()->check(finite_range(0.0, 1e9));
   cmd->add_option("--timeout", args->timeout,
                   "seconds a candidate may take on the GPU before it counts as a timeout")
-      ->capture_default_str()->check(CLI::Range(0.1, 1e6));
+      ->capture_default_str()->check(finite_range(0.1, 1e6));
   cmd->add_flag("--allow-spills", args->allow_spills, "time candidates whose kernels spill registers");
   cmd->add_flag("--fresh", args->fresh, "ignore trials stored by an earlier run; time everything again");
   cmd->add_option("--strategy", args->strategy, "tune only this strategy");

@@ -186,5 +186,18 @@ TEST(Limits, ExpressionWithTooManyNodesIsRefused) {
   EXPECT_NE(e.message().find("expression too large"), std::string::npos) << e.message();
 }
 
+TEST(Yaml, InputThatMadeLoadAllLoopForeverIsRefused) {
+  // Found by tests/fuzz/spec_fuzz.cpp: yaml-cpp's LoadAll kept starting new documents on this
+  // text without consuming any, allocating until memory ran out.
+  const std::string text = "# @xpect: unknown fun (allowed: abs, cos, : 6:8\n, 1\xdc" "6]\nsteps: 10\n";
+  double t = seconds([&] {
+    const SpecError e = error_of(text);
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(e.message().find("more YAML after the end of the first document"), std::string::npos)
+        << e.message();
+  });
+  EXPECT_LT(t, 1.0);
+}
+
 }  // namespace
 }  // namespace tbtune

@@ -1,5 +1,6 @@
 #include "tuner/spec/spec.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "tuner/spec/error.hpp"
@@ -306,20 +308,38 @@ class Reader {
   SourceLoc stencil_loc_;  ///< set by read_expr / read_points
 };
 
-/// Where a second YAML document starts: its node's mark, or for an empty document the start
-/// of the last "---" line (yaml-cpp gives an empty document no mark).
-YAML::Mark second_document_mark(const YAML::Node& second, std::string_view text) {
-  if (!second.Mark().is_null()) return second.Mark();
-  YAML::Mark m = YAML::Mark::null_mark();
-  int line = 0;
-  for (std::size_t i = 0; i < text.size(); ++line) {
-    if (i > 0 && text.substr(i, 3) == "---") m.line = line, m.column = 0, m.pos = int(i);
-    const std::size_t eol = text.find('\n', i);
-    if (eol == std::string_view::npos) break;
-    i = eol + 1;
+/// Finds where a second YAML document starts, without building it: yaml-cpp's LoadAll loops
+/// for ever on some malformed input (it keeps starting documents without consuming any text),
+/// so the parser is asked for at most two.
+class SecondDocument : public YAML::EventHandler {
+ public:
+  /// The mark of the second document's start, or nothing when there is one document.
+  static std::optional<YAML::Mark> find(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    SecondDocument h;
+    if (!parser.HandleNextDocument(h) || !parser.HandleNextDocument(h)) return std::nullopt;
+    return h.second_;
   }
-  return m;
-}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ == 2) second_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  int documents_ = 0;
+  YAML::Mark second_;
+};
 
 /// YAML allows no control characters but tab and line breaks; yaml-cpp, given a NUL, misreads
 /// the text around it and points elsewhere. Refuse them first, at their own line and column.
@@ -342,13 +362,12 @@ Spec parse_spec(std::string_view text, const std::string& path) {
   check_no_control_bytes(text, path);
   // yaml-cpp reports problems as exceptions with a mark; none may leave this function raw.
   try {
-    const std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
-      const YAML::Mark m = second_document_mark(docs[1], text);
-      throw SpecError(path, m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1,
-                      "a second YAML document starts here; a spec is one document");
-    }
-    return Reader(text, path).read(docs.empty() ? YAML::Node() : docs[0]);
+    const std::string copy(text);
+    const YAML::Node root = YAML::Load(copy);
+    if (const auto second = SecondDocument::find(copy))
+      throw SpecError(path, second->line + 1, second->column + 1,
+                      "more YAML after the end of the first document; a spec is one document");
+    return Reader(text, path).read(root);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) throw SpecError(path, 1, 1, "invalid YAML: " + e.msg);
     throw SpecError(path, e.mark.line + 1, e.mark.column + 1, "invalid YAML: " + e.msg);
