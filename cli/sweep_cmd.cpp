@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -36,6 +38,7 @@ struct SweepArgs {
   std::string profile;
   bool compile_only = false;
   int device = 0;
+  int gpus = 1;
   unsigned threads = 0;
   bool quiet = false;
 };
@@ -117,10 +120,10 @@ struct Outcome {
   nlohmann::json detail = nlohmann::json::object();
 };
 
-Outcome tune_one(const SweepProblem& sp, const SweepArgs& a, const std::optional<DeviceProfile>& named,
-                 const std::string& cubins, Cache& cache) {
+Outcome tune_one(const SweepProblem& sp, const SweepArgs& a, int device,
+                 const std::optional<DeviceProfile>& named, const std::string& cubins, Cache& cache) {
   TuneOptions o = tune_options(sp);
-  o.device = a.device;
+  o.device = device;
   o.profile = named;
   o.compile_cache_dir = cubins;
   o.stop = &g_stop;
@@ -167,43 +170,67 @@ int run_shard(const SweepArgs& a, const std::vector<SweepProblem>& all,
   std::cerr << fmt::format("sweep {}: shard {}/{} (task {}, from {}): {} of {} problem(s), {}, db {}, CUBINs {}\n",
                            a.file, shard.index, shard.count, shard.task_id, shard.source, mine.size(),
                            all.size(), mode, db, cubins) << std::flush;
-  Cache cache(db, Cache::Mode::ReadWrite);
+  // One worker per GPU (--gpus; one for --compile-only), each with its own connection to the
+  // task's cache (WAL: several writers on one node are safe), taking the shard's problems in order.
+  const int workers = a.compile_only ? 1 : std::max(1, a.gpus);
+  { Cache create(db, Cache::Mode::ReadWrite); }  // the file and its tables, before the workers
   install_stop_handlers();
-  nlohmann::json problems = nlohmann::json::array();
+  std::vector<nlohmann::json> results;
+  for (int i : mine) results.push_back(problem_json(all[std::size_t(i)])), results.back()["status"] = "not_run";
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> no_gpu{false};
+  std::mutex print;
+  auto say = [&](const std::string& line) {
+    const std::lock_guard<std::mutex> lock(print);
+    std::cerr << line << std::flush;
+  };
+  auto work = [&](int device) {
+    Cache cache(db, Cache::Mode::ReadWrite);
+    for (std::size_t n = next++; n < mine.size() && !g_stop.load() && !no_gpu.load(); n = next++) {
+      const SweepProblem& sp = all[std::size_t(mine[n])];
+      const std::string head = fmt::format("sweep: {}/{} {}", n + 1, mine.size(), problem_text(sp));
+      say(fmt::format("{}: {}{}\n", head, a.compile_only ? "compiling" : "tuning",
+                      workers > 1 ? fmt::format(" on device {}", device) : ""));
+      Outcome out;
+      try {
+        out = a.compile_only ? compile_one(sp, a, *named, cubins, cache)
+                             : tune_one(sp, a, device, named, cubins, cache);
+      } catch (const NoGpuError& e) {
+        if (!no_gpu.exchange(true))
+          say(fmt::format("sweep: timing needs a GPU and none is usable here: {} (exit {}; "
+                          "--compile-only compiles without one)\n", e.what(), int(kNoGpu)));
+        results[n]["status"] = "no_gpu";
+        break;
+      } catch (const Error& e) {  // this problem failed; the others go on
+        out.status = "failed";
+        out.detail = {{"message", e.what()}};
+      }
+      results[n]["status"] = out.status;
+      results[n].update(out.detail);
+      say(fmt::format("{}: {} {}\n", head, out.status, out.detail.dump()));
+    }
+  };
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(workers));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < workers; ++k)
+    threads.emplace_back([&, k] {
+      try {
+        work(a.device + k);
+      } catch (...) {  // rethrown in this thread, for main to report
+        errors[std::size_t(k)] = std::current_exception();
+        g_stop.store(true);
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
   int failed = 0, done = 0;
-  int code = kOk;
-  for (std::size_t n = 0; n < mine.size(); ++n) {
-    const SweepProblem& sp = all[std::size_t(mine[n])];
-    nlohmann::json pj = problem_json(sp);
-    if (g_stop.load()) {
-      pj["status"] = "not_run";
-      problems.push_back(pj);
-      continue;
-    }
-    std::cerr << fmt::format("sweep: {}/{} {}: {}\n", n + 1, mine.size(), problem_text(sp),
-                             a.compile_only ? "compiling" : "tuning") << std::flush;
-    Outcome out;
-    try {
-      out = a.compile_only ? compile_one(sp, a, *named, cubins, cache) : tune_one(sp, a, named, cubins, cache);
-    } catch (const NoGpuError& e) {
-      std::cerr << fmt::format("sweep: timing needs a GPU and none is usable here: {} (exit {}; "
-                               "--compile-only compiles without one)\n", e.what(), int(kNoGpu));
-      code = kNoGpu;
-      pj["status"] = "no_gpu";
-      problems.push_back(pj);
-      break;
-    } catch (const Error& e) {  // this problem failed; the others go on
-      out.status = "failed";
-      out.detail = {{"message", e.what()}};
-    }
-    pj["status"] = out.status;
-    pj.update(out.detail);
-    problems.push_back(pj);
-    if (out.status == "failed" || out.status == "no_winner") ++failed;
-    if (out.status == "tuned" || out.status == "compiled") ++done;
-    std::cerr << fmt::format("sweep: {}/{} {}: {} {}\n", n + 1, mine.size(), problem_text(sp), out.status,
-                             out.detail.dump()) << std::flush;
+  for (const auto& r : results) {
+    failed += r["status"] == "failed" || r["status"] == "no_winner";
+    done += r["status"] == "tuned" || r["status"] == "compiled";
   }
+  const nlohmann::json problems = results;
+  int code = no_gpu.load() ? int(kNoGpu) : int(kOk);
   if (code == kOk) code = g_stop.load() ? int(kInterrupted) : failed > 0 ? int(kSomeFailed) : int(kOk);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   nlohmann::json summary{{"sweep", a.file}, {"mode", mode},
@@ -273,6 +300,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
                 "no GPU: compile every candidate a tune would compile into the CUBIN folder, so the "
                 "GPU pass compiles nothing; needs a profile (the GPU's is unknown here)");
   cmd->add_option("--device", args->device, "CUDA device number (within CUDA_VISIBLE_DEVICES)")->capture_default_str();
+  cmd->add_option("--gpus", args->gpus,
+                  "tune on this many GPUs at once, devices --device to --device + N - 1 (within "
+                  "CUDA_VISIBLE_DEVICES), one worker each, problems taken in order")
+      ->capture_default_str()->check(CLI::Range(1, 64));
   cmd->add_option("--threads", args->threads, "compile threads for --compile-only (0: one per core)");
   cmd->add_flag("-q,--quiet", args->quiet, "no per-candidate progress, only one line per problem");
   cmd->callback([&action, args] { action = [args] { return run_sweep(*args); }; });

@@ -8,7 +8,8 @@
 #
 # RESULTS is a folder on the shared filesystem: shard-<id>.db, summary-<id>.json, logs/,
 # cubins/ and, after the merge, sweep.db. --compile-only submits the CPU pass (no GPU asked
-# for); otherwise each task asks for one GPU (--gres=gpu:1). --sbatch passes options such as
+# for); otherwise each task asks for one GPU (--gres=gpu:1; for N per task give
+# --sbatch "--gres=gpu:N" and -- --gpus N). --sbatch passes options such as
 # "--partition=gpu --time=02:00:00" to both jobs. Options after -- go to `tbtune sweep`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,6 +37,8 @@ ids=0-$((tasks - 1))
 extra=${sweep_args[*]:-}
 gres=--gres=gpu:1
 [ -n "$compile_only" ] && { extra="--compile-only $extra"; gres=; }
+# GPUs asked for in --sbatch (several per task, with `-- --gpus N`) replace the default one.
+case " $sbatch_args" in *" --gres"* | *" --gpus"* | *" -G"*) gres= ;; esac
 export TBTUNE="$tbtune" TBTUNE_SWEEP="$sweep" TBTUNE_RESULTS="$results" TBTUNE_SWEEP_ARGS="$extra" TBTUNE_TASKS="$ids"
 # shellcheck disable=SC2086  # sbatch_args and gres are lists of options
 array=$(sbatch --parsable --array="$ids" $gres $sbatch_args --export=ALL \
