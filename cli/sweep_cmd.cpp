@@ -167,9 +167,13 @@ int run_shard(const SweepArgs& a, const std::vector<SweepProblem>& all,
   for (const auto& sp : all) costs.push_back(sp.estimated_s);
   const std::vector<int> mine = shard_problems(costs, shard.index, shard.count);
   const char* mode = a.compile_only ? "compile-only" : "tune";
-  std::cerr << fmt::format("sweep {}: shard {}/{} (task {}, from {}): {} of {} problem(s), {}, db {}, CUBINs {}\n",
+  // The profile is said out loud: on a CPU node it stands in for a GPU nobody has seen.
+  const std::string profile = named ? "the built-in " + named->name + " profile"
+                                    : "this GPU's probed (or stored) profile";
+  std::cerr << fmt::format("sweep {}: shard {}/{} (task {}, from {}): {} of {} problem(s), {}, ranked "
+                           "with {}, db {}, CUBINs {}\n",
                            a.file, shard.index, shard.count, shard.task_id, shard.source, mine.size(),
-                           all.size(), mode, db, cubins) << std::flush;
+                           all.size(), mode, profile, db, cubins) << std::flush;
   // One worker per GPU (--gpus; one for --compile-only), each with its own connection to the
   // task's cache (WAL: several writers on one node are safe), taking the shard's problems in order.
   const int workers = a.compile_only ? 1 : std::max(1, a.gpus);
@@ -236,7 +240,8 @@ int run_shard(const SweepArgs& a, const std::vector<SweepProblem>& all,
   nlohmann::json summary{{"sweep", a.file}, {"mode", mode},
                          {"shard", {{"index", shard.index}, {"count", shard.count}, {"task_id", shard.task_id},
                                     {"source", shard.source}}},
-                         {"db", db}, {"cubins", cubins}, {"problems", problems}, {"done", done},
+                         {"profile", named ? named->name : "probed"}, {"db", db}, {"cubins", cubins},
+                         {"problems", problems}, {"done", done},
                          {"failed", failed}, {"exit_code", code}, {"wall_s", wall_s}};
   if (!a.summary.empty()) {
     const std::string path = task_path(a.summary, shard);
