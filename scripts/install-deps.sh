@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config python3 libyaml-cpp-dev libcli11-dev libsqlite3-dev
           nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev gfortran
-          slurm-wlm munge)  # the last two: a one-node Slurm for tests/sweep/slurm_test.sh
+          slurm-wlm munge  # these two: a one-node Slurm for tests/sweep/slurm_test.sh
+          clang libclang-rt-14-dev)  # these two: libFuzzer and its sanitizers, scripts/fuzz.sh
 
 missing=()
 for p in "${packages[@]}"; do
