@@ -54,6 +54,10 @@ def layer_of(rel):
 
 def is_test_folder(name):
     """Whether tests/<name>/ mirrors a layer's folder (tests/spec/ for tuner/spec/, tests/db/...)."""
+    # tests/fuzz/ holds the libFuzzer targets (scripts/fuzz.sh): each reads through several
+    # layers from the top, like a test, so it mirrors none of them.
+    if name == "fuzz":
+        return True
     return any(name == f.split("/")[-1] for _, _, folders in LAYERS for f in folders)
 
 
