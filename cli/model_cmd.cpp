@@ -165,7 +165,6 @@ void add_model_command(CLI::App& app, Action& action) {
   cmd->add_option("--profile", args->profile, "built-in device profile: a100, h100, h200")
       ->capture_default_str();
   cmd->add_option("--device", args->old_device, "deprecated spelling of --profile")
-      ->excludes(cmd->get_option("--profile"))
       ->group("");  // hidden from --help
   cmd->add_option("--strategy", args->strategy, "only this strategy");
   cmd->add_option("--param", args->params, "evaluate one candidate: NAME=VALUE (repeatable)");
