@@ -45,8 +45,18 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-/// Runs tbtune with `args`; `signal_after_ms` >= 0 sends SIGTERM that long after the start.
-Outcome run(const std::vector<std::string>& args, int signal_after_ms = -1) {
+/// Whether process `pid` has a handler for SIGTERM (the SigCgt mask of /proc/PID/status).
+bool catches_sigterm(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("SigCgt:", 0) == 0)
+      return (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1;
+  return false;
+}
+
+/// Runs tbtune with `args`; with `sigterm_when_caught`, sends SIGTERM as soon as tbtune has
+/// installed its handler for it.
+Outcome run(const std::vector<std::string>& args, bool sigterm_when_caught = false) {
   static int serial = 0;
   const std::string base = ::testing::TempDir() + "cli_input_" + std::to_string(getpid()) + "_" +
                            std::to_string(serial++);
@@ -65,8 +75,9 @@ Outcome run(const std::vector<std::string>& args, int signal_after_ms = -1) {
     execv(argv[0], argv.data());
     _exit(98);
   }
-  if (signal_after_ms >= 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(signal_after_ms));
+  if (sigterm_when_caught) {
+    for (int i = 0; i < 5000 && !catches_sigterm(pid); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     kill(pid, SIGTERM);
   }
   int status = 0;
@@ -189,9 +200,10 @@ TEST(CliInput, NoGpuSaidOnce) {
 
 TEST(CliInput, SigtermBeforeTuningExits130) {
   if (has_gpu()) GTEST_SKIP() << "scripts/engine-gpu-check.sh covers SIGTERM on a GPU";
-  // A signal before the tuning phase once took the default action (exit 143). Reading a full
-  // radius-8 box (4913 points) takes long enough for a SIGTERM sent after 100 ms to land in it;
-  // tune then goes on to its end (here: the ranking without a GPU) and exits 130.
+  // A signal before the tuning phase once took the default action (exit 143), or without a
+  // GPU was ignored (exit 0). tune now installs its handler before reading the spec; reading a
+  // full radius-8 box (4913 points) takes long enough for a SIGTERM sent as soon as the
+  // handler is there to land in it. tune goes on to its end (here: the ranking) and exits 130.
   std::string points;
   for (int z = -8; z <= 8; ++z)
     for (int y = -8; y <= 8; ++y)
@@ -206,7 +218,7 @@ TEST(CliInput, SigtermBeforeTuningExits130) {
   (void)run({"check", spec});
   const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (load_s < 0.2) GTEST_SKIP() << "reading the spec took only " << load_s << " s";
-  const Outcome o = run({"tune", spec, "--db", db, "-q"}, 100);
+  const Outcome o = run({"tune", spec, "--db", db, "-q"}, true);
   EXPECT_EQ(o.code, 130) << o.err;
 }
 
