@@ -11,6 +11,7 @@ set(TBTUNE_CODEGEN_SOURCES
   tuner/codegen/strategies/naive.cpp
   tuner/codegen/strategies/stream.cpp
   tuner/codegen/strategies/cmq2d.cpp
+  tuner/codegen/strategies/wpipe2d.cpp
   tuner/codegen/strategies/tile3d.cpp
   tuner/codegen/strategies/split.cpp
 )

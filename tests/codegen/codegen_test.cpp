@@ -70,6 +70,24 @@ TEST(Codegen, PlaneSumsForAffine3dOnly) {
   EXPECT_EQ(sm->source(q, sm->complete(q, {})).find("static void plane_sums("), std::string::npos);
 }
 
+// wpipe2d's sum mode: row_sums for 2D affine stencils only. Within a row the highest dy comes
+// first and the output it completes moves to `done` before the lowest dy (a new output) takes its
+// register slot; each output's first term assigns.
+TEST(Codegen, RowSumsFor2dAffineOnly) {
+  const Problem p = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
+  const std::string src = find_strategy("wpipe2d")->source(p, find_strategy("wpipe2d")->complete(p, {}));
+  const auto done = src.find("done[i] = acc(1, i)");
+  const auto fresh = src.find("acc(-1, i) = real(");
+  ASSERT_NE(done, std::string::npos) << src;
+  ASSERT_NE(fresh, std::string::npos) << src;
+  EXPECT_LT(src.find("acc(1, i) = tb_fma("), done);
+  EXPECT_LT(done, fresh);
+  EXPECT_NE(src.find("static real finish(real sum)"), std::string::npos);
+  const Problem q = make_problem(load_spec(test::source_dir() + "/tests/specs/good/nonlinear.yaml"));
+  EXPECT_EQ(find_strategy("naive")->source(q, {}).find("row_sums"), std::string::npos);
+  EXPECT_THROW((void)find_strategy("wpipe2d")->complete(q, {{"sum", 1}}), UsageError);
+}
+
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
   const Problem p = problem_from(
       "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");
@@ -180,6 +198,25 @@ TEST(Nvrtc, EveryThreeDModeCompiles) {
       }
   }
   EXPECT_GE(compiled, 20);
+}
+
+// wpipe2d's window mode (any stencil) besides the default partial sums, for every 2D config
+// (sm_90, double); and the nonlinear 2D spec, which only has the window.
+TEST(Nvrtc, EveryWpipe2dModeCompiles) {
+  int compiled = 0;
+  std::vector<std::string> paths = test::config_paths();
+  paths.push_back(test::source_dir() + "/tests/specs/good/nonlinear.yaml");
+  const Strategy* s = find_strategy("wpipe2d");
+  for (const std::string& path : paths) {
+    const Problem p = make_problem(load_spec(path));
+    if (p.dims() != 2) continue;
+    SCOPED_TRACE(path);
+    const CompiledModule m = compile_cuda(s->source(p, s->complete(p, {{"sum", 0}, {"rx", 5}})), "sm_90");
+    ASSERT_TRUE(m.kernels.count(kFullKernel));
+    EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+    ++compiled;
+  }
+  EXPECT_EQ(compiled, 6);
 }
 
 }  // namespace

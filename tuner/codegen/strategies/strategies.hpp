@@ -1,6 +1,6 @@
 #pragma once
 /// @file strategies.hpp
-/// Factories of the built-in strategies (one file each in tuner/strategies/), for the registry.
+/// Factories of the built-in strategies (one file each in tuner/codegen/strategies/), for the registry.
 #include <memory>
 
 #include "tuner/codegen/strategy.hpp"
@@ -10,6 +10,7 @@ namespace tbtune {
 std::unique_ptr<Strategy> make_naive_strategy();
 std::unique_ptr<Strategy> make_stream_strategy();
 std::unique_ptr<Strategy> make_cmq2d_strategy();
+std::unique_ptr<Strategy> make_wpipe2d_strategy();
 std::unique_ptr<Strategy> make_smtile3d_strategy();
 std::unique_ptr<Strategy> make_devtile3d_strategy();
 
