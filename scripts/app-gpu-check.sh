@@ -31,6 +31,9 @@ if [ "${1:-}" = "--pack" ]; then
   cp "$build/tbtune" "$build/bench/lookup_bench" "$build/bench/cuda_context" \
      "$tmp/examples/heat_cpp" "$tmp/examples/heat_c" "$tmp/examples/heat_f90" "$out/"
   strip "$out"/*
+  # Debian ships Google Benchmark as a shared library only; the GPU machine has none.
+  mkdir -p "$out/lib"
+  cp -L "$(ldd "$out/lookup_bench" | awk '/libbenchmark/ {print $3}')" "$out/lib/"
   du -sh "$out"
   exit 0
 fi
@@ -117,7 +120,7 @@ else
 fi
 
 echo "== 5. in-process lookup benchmark (context created first)"
-"$app/lookup_bench" examples/heat.yaml 4096x4096 --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+LD_LIBRARY_PATH="$app/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$app/lookup_bench" examples/heat.yaml 4096x4096 --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
   --benchmark_out="$work/bench.json" --benchmark_out_format=json >"$work/bench.txt" 2>&1
 cat "$work/bench.txt" | grep -E "median|error" | sed 's/^/   /'
 hit_us=$(python3 -c "import json,sys; b=[x for x in json.load(open(sys.argv[1]))['benchmarks'] if x['name']=='BM_LookupHit_median']; print('%.0f' % b[0]['real_time'] if b else 'none')" "$work/bench.json" 2>/dev/null || echo none)
