@@ -1,22 +1,16 @@
 #include "tuner/spec/spec.hpp"
 
-#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <optional>
-#include <sstream>
 
 #include "tuner/spec/error.hpp"
 #include "tuner/spec/scalar_pos.hpp"
+#include "tuner/spec/yaml_text.hpp"
 
 namespace tbtune {
 namespace {
@@ -308,65 +302,17 @@ class Reader {
   SourceLoc stencil_loc_;  ///< set by read_expr / read_points
 };
 
-/// Finds where a second YAML document starts, without building it: yaml-cpp's LoadAll loops
-/// for ever on some malformed input (it keeps starting documents without consuming any text),
-/// so the parser is asked for at most two.
-class SecondDocument : public YAML::EventHandler {
- public:
-  /// The mark of the second document's start, or nothing when there is one document.
-  static std::optional<YAML::Mark> find(const std::string& text) {
-    std::istringstream in(text);
-    YAML::Parser parser(in);
-    SecondDocument h;
-    if (!parser.HandleNextDocument(h) || !parser.HandleNextDocument(h)) return std::nullopt;
-    return h.second_;
-  }
-
-  void OnDocumentStart(const YAML::Mark& mark) override {
-    if (++documents_ == 2) second_ = mark;
-  }
-  void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
-
- private:
-  int documents_ = 0;
-  YAML::Mark second_;
-};
-
-/// YAML allows no control characters but tab and line breaks; yaml-cpp, given a NUL, misreads
-/// the text around it and points elsewhere. Refuse them first, at their own line and column.
-void check_no_control_bytes(std::string_view text, const std::string& path) {
-  int line = 1, col = 1;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f)
-      throw SpecError(path, line, col,
-                      "control character " + printable(std::string_view(&c, 1)) +
-                          " in the file: a spec is text");
-    if (c == '\n') ++line, col = 1;
-    else ++col;
-  }
-}
-
 }  // namespace
 
 Spec parse_spec(std::string_view text, const std::string& path) {
-  check_no_control_bytes(text, path);
+  // A NUL or other control byte first, at its own line:col: yaml-cpp misreads the text around it.
+  if (const auto bad = find_control_byte(text, "spec")) throw SpecError(path, bad->line, bad->col, bad->message);
   // yaml-cpp reports problems as exceptions with a mark; none may leave this function raw.
   try {
     const std::string copy(text);
     const YAML::Node root = YAML::Load(copy);
-    if (const auto second = SecondDocument::find(copy))
-      throw SpecError(path, second->line + 1, second->column + 1,
-                      "more YAML after the end of the first document; a spec is one document");
+    if (const auto second = find_second_document(copy, "spec"))
+      throw SpecError(path, second->line, second->col, second->message);
     return Reader(text, path).read(root);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) throw SpecError(path, 1, 1, "invalid YAML: " + e.msg);
@@ -375,23 +321,8 @@ Spec parse_spec(std::string_view text, const std::string& path) {
 }
 
 // An unreadable file is not a spec problem with a position: it throws a plain tbtune::Error
-// ("cannot read 'path': <why>").
-Spec load_spec(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw Error("cannot read '" + path + "': " + std::strerror(EISDIR));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  // Read one byte past the limit, never more: /dev/zero or a huge file must not fill memory.
-  std::string text(kMaxSpecBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxSpecBytes)
-    throw Error("cannot read '" + path + "': larger than " + std::to_string(kMaxSpecBytes) +
-                " bytes, the most a spec may have");
-  return parse_spec(text, path);
-}
+// ("cannot read 'path': <why>"), also when it is larger than a spec may be.
+Spec load_spec(const std::string& path) { return parse_spec(read_bounded(path, kMaxSpecBytes, "spec"), path); }
 
 std::string extent_problem(long extent, int radius) {
   if (extent <= 2L * radius)
