@@ -117,6 +117,41 @@ TEST_F(SweepTest, BadFilesSayWhere) {
   EXPECT_THROW((void)load_sweep((dir_ / "absent.yaml").string()), Error);
 }
 
+// Held to a spec file's rules (docs/hardening.md): each of these was read, or misread, before.
+TEST_F(SweepTest, HostileFilesAreRefusedWhereTheyGoWrong) {
+  // A NUL at its own line:col (yaml-cpp alone pointed elsewhere), printed as \x00.
+  expect_error([&] { (void)load_sweep(write(std::string("specs: j2d5pt.yaml\ndtypes\0: [x]\n", 32))); },
+               "sweep_test.yaml:2:7:", "control character \\x00");
+  // A second document was dropped without a word.
+  expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\n---\nspecs: j3d7pt.yaml\n")); },
+               "sweep_test.yaml:", "more YAML after the end of the first document");
+  // Kernels take int step counts; 2^31 was accepted.
+  expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\nsteps: [10, 2147483648]\n")); },
+               ":2:13:", "a step count must be at most 2147483647");
+  // A key holding a control byte (a YAML escape) is shown escaped, on one line.
+  try {
+    (void)load_sweep(write("specs: j2d5pt.yaml\n\"st\\x01eps\": 1\n"));
+    FAIL() << "no error for an unknown key";
+  } catch (const SweepError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown key 'st\\x01eps'"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\x01'), std::string::npos) << m;
+  }
+  // Too large: a plain Error after reading one byte past the limit, also for an endless file.
+  const std::string big = write("specs: j2d5pt.yaml\n# " + std::string(1 << 20, 'x') + "\n");
+  try {
+    (void)load_sweep(big);
+    FAIL() << "no error for a file over 1 MiB";
+  } catch (const SweepError& e) {
+    FAIL() << "a size error has no position: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than 1048576 bytes"), std::string::npos) << e.what();
+  }
+  if (fs::exists("/dev/zero")) {
+    EXPECT_THROW((void)load_sweep("/dev/zero"), Error);
+  }
+}
+
 TEST_F(SweepTest, ShardsCoverEveryProblemOnceAndBalance) {
   const std::vector<double> costs{9, 1, 1, 1, 5, 4, 3, 3, 2, 1};
   std::map<int, int> seen;

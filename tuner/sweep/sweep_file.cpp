@@ -4,21 +4,23 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
 #include "model/device_profile.hpp"
+#include "tuner/spec/yaml_text.hpp"
 
 namespace tbtune {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// Largest sweep file read: a real one is a few hundred bytes, a spec may be 1 MiB.
+constexpr std::size_t kMaxSweepBytes = 1 << 20;
 
 constexpr const char* kTopKeys[] = {"specs", "dtypes", "domains", "steps", "tune", "profile",
                                     "overrides"};
@@ -27,7 +29,7 @@ constexpr const char* kTuneKeys[] = {"search",  "top",     "within",       "max_
                                      "budget",  "timeout", "allow_spills", "strategy"};
 
 std::string shown(const YAML::Node& n) {
-  if (n.IsScalar()) return "'" + n.Scalar() + "'";
+  if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
   if (n.IsSequence()) return "a list";
   if (n.IsMap()) return "a map";
   return "nothing";
@@ -73,15 +75,16 @@ class Reader {
   void check_keys(const YAML::Node& map, const char* const (&known)[N], const std::string& where) const {
     std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& k = it->first;
+      // A copy: `it->first` is a member of a proxy that dies at the end of this statement.
+      const YAML::Node k = it->first;
       if (!k.IsScalar()) fail(k.Mark(), "keys must be plain names, got " + shown(k));
-      if (!seen.insert(k.Scalar()).second) fail(k.Mark(), "duplicate key '" + k.Scalar() + "'");
+      if (!seen.insert(k.Scalar()).second) fail(k.Mark(), "duplicate key " + shown(k));
       if (std::find_if(std::begin(known), std::end(known),
                        [&](const char* s) { return k.Scalar() == s; }) != std::end(known))
         continue;
       std::string list;
       for (const char* s : known) list += std::string(list.empty() ? "" : ", ") + s;
-      fail(k.Mark(), "unknown key '" + k.Scalar() + "' in " + where + " (expected one of: " + list + ")");
+      fail(k.Mark(), "unknown key " + shown(k) + " in " + where + " (expected one of: " + list + ")");
     }
   }
 
@@ -96,7 +99,7 @@ class Reader {
     ::globfree(&g);
     out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& s) { return !fs::is_regular_file(s); }),
               out.end());
-    if (out.empty()) fail(n.Mark(), "'" + n.Scalar() + "' matches no file (paths are relative to the sweep file)");
+    if (out.empty()) fail(n.Mark(), shown(n) + " matches no file (paths are relative to the sweep file)");
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -170,6 +173,7 @@ class Reader {
     for (const YAML::Node& s : items(n, "steps")) {
       long v = 0;
       if (!to_long(s, v) || v < 1) fail(s.Mark(), "a step count must be an integer >= 1, got " + shown(s));
+      if (const std::string why = steps_problem(v); !why.empty()) fail(s.Mark(), "a step count " + why);
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
     }
     return out;
@@ -231,7 +235,7 @@ class Reader {
     o.specs = read_specs(n["specs"]);
     for (const std::string& s : o.specs)
       if (std::find(sweep_specs.begin(), sweep_specs.end(), s) == sweep_specs.end())
-        fail(n["specs"].Mark(), "override names '" + s + "', which is not among the sweep's specs");
+        fail(n["specs"].Mark(), "override names '" + printable(s) + "', which is not among the sweep's specs");
     o.dtypes = read_dtypes(n["dtypes"]);
     o.domains = read_domains(n["domains"]);
     o.steps = read_steps(n["steps"]);
@@ -259,14 +263,14 @@ SweepTuneOptions SweepTuneOptions::overlaid(const SweepTuneOptions& more) const 
 }
 
 SweepFile load_sweep(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error("cannot read '" + path + "': " + std::strerror(EISDIR));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
+  // The same rules as a spec's file: bounded, text only, one document.
+  const std::string text = read_bounded(path, kMaxSweepBytes, "sweep file");
+  if (const auto bad = find_control_byte(text, "sweep file")) throw SweepError(path, bad->line, bad->col, bad->message);
   try {
-    return Reader(path).read(YAML::Load(buf.str()));
+    const YAML::Node root = YAML::Load(text);
+    if (const auto second = find_second_document(text, "sweep file"))
+      throw SweepError(path, second->line, second->col, second->message);
+    return Reader(path).read(root);
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) throw SweepError(path, 1, 1, "invalid YAML: " + e.msg);
     throw SweepError(path, e.mark.line + 1, e.mark.column + 1, "invalid YAML: " + e.msg);
