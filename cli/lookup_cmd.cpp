@@ -33,7 +33,7 @@ int run_lookup(const LookupArgs& a) {
   MissReason reason = MissReason::NoCache;
   if (std::filesystem::exists(path)) {
     const Cache cache(path, Cache::Mode::ReadOnly);
-    const MatchResult m = match(cache.winners(), want);
+    const MatchResult m = match(cache.winners_of(p.stencil.hash), want);
     reason = m.reason;
     if (m.hit) w = cache.winner(*m.hit);
   }

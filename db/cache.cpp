@@ -257,6 +257,26 @@ std::vector<Winner> Cache::winners() const {
   return out;
 }
 
+std::vector<Winner> Cache::winners_of(const std::string& stencil_hash) const {
+  // Only columns stored before `cubin`: SQLite then stops reading a row before the image's
+  // overflow pages. rowid order is storing order (put_winner replaces with a new rowid).
+  const std::string sql =
+      fmt::format("SELECT {}, stencil_name, steps, {} FROM winners WHERE stencil_hash = ? ORDER BY rowid DESC",
+                  db::kKeyColumns, db::kTrialColumns);
+  Statement s(db_, path_, sql.c_str());
+  s.bind(stencil_hash);
+  std::vector<Winner> out;
+  while (s.step()) {
+    Winner w;
+    w.key = db::read_key(s, 0, path_);
+    w.stencil_name = s.text(db::kKeyCount);
+    w.steps = s.int64(db::kKeyCount + 1);
+    w.trial = db::read_trial(s, db::kKeyCount + 2, path_);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 void Cache::add_tune(const TuneRecord& record) {
   require_writable(db_, path_);
   Transaction t(db_, path_);

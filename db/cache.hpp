@@ -131,6 +131,11 @@ class Cache {
   [[nodiscard]] std::optional<Winner> winner(const WinnerKey& key) const;
   /// All winners (CUBIN left empty), newest first.
   [[nodiscard]] std::vector<Winner> winners() const;
+  /// The winners of one stencil, newest stored first, for matching a lookup: key, steps and
+  /// trial fields only; CUBIN, tool version and time left empty. Those three are stored last in
+  /// a row, after the image, so leaving them out reads no image pages: a lookup lists the
+  /// candidates without reading every stored CUBIN from disk.
+  [[nodiscard]] std::vector<Winner> winners_of(const std::string& stencil_hash) const;
 
   /// Records one tune run (one row, one transaction). The device and stencil must be stored.
   void add_tune(const TuneRecord& record);

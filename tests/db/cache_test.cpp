@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -402,6 +403,45 @@ TEST_F(CacheTest, WinnersNewestFirstWithoutCubin) {
   EXPECT_EQ(all[2].trial.strategy, "old");
   for (const auto& w : all) EXPECT_TRUE(w.trial.cubin.empty());
   EXPECT_EQ(all[2].key.steps_class, 6);
+}
+
+TEST_F(CacheTest, WinnersOfOneStencilForMatching) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  seed(c);
+  Stencil other = stencil();
+  other.hash = "fedcba9876543210";
+  c.put_stencil(other, "name: other\n");
+  c.put_winner(winner_with("first", "2025-06-01T00:00:00Z", 5));
+  Winner elsewhere = winner_with("other stencil", "2025-06-02T00:00:00Z", 6);
+  elsewhere.key.stencil_hash = other.hash;
+  c.put_winner(elsewhere);
+  // Stored later with an older time: storing order decides, as a replaced winner gets a new row.
+  c.put_winner(winner_with("second", "2024-01-01T00:00:00Z", 7));
+
+  const Cache ro(db_path(), Cache::Mode::ReadOnly);
+  const auto mine = ro.winners_of(stencil().hash);
+  ASSERT_EQ(mine.size(), 2u);
+  EXPECT_EQ(mine[0].trial.strategy, "second");
+  EXPECT_EQ(mine[1].trial.strategy, "first");
+  for (const auto& [got, want] : {std::pair{mine[0].key, key(7)}, std::pair{mine[1].key, key(5)}}) {
+    EXPECT_EQ(got.stencil_hash, want.stencil_hash);
+    EXPECT_EQ(got.device_fingerprint, want.device_fingerprint);
+    EXPECT_EQ(got.dtype, want.dtype);
+    EXPECT_EQ(got.domain, want.domain);
+    EXPECT_EQ(got.steps_class, want.steps_class);
+  }
+  EXPECT_EQ(mine[1].stencil_name, "heat2d");
+  EXPECT_EQ(mine[1].steps, 1000);
+  Trial expected = full_trial();
+  expected.strategy = "first";
+  expect_same(mine[1].trial, expected);
+  for (const auto& w : mine) {
+    EXPECT_TRUE(w.trial.cubin.empty());
+    EXPECT_TRUE(w.tool_version.empty());
+    EXPECT_TRUE(w.created_at.empty());
+  }
+  ASSERT_EQ(ro.winners_of(other.hash).size(), 1u);
+  EXPECT_TRUE(ro.winners_of("0000000000000000").empty());
 }
 
 TEST_F(CacheTest, MissReturnsNullopt) {

@@ -42,7 +42,7 @@ struct MatchResult {
 };
 
 /// The stored winner that answers `wanted` (the first of `winners` in their order, newest first
-/// as Cache::winners() lists them), else the reason for the miss, by the order documented at
+/// as Cache::winners_of() lists them), else the reason for the miss, by the order documented at
 /// tbtune::MissReason. Without a GPU (`wanted.model` empty) a stencil the cache knows is NoGpu.
 [[nodiscard]] MatchResult match(const std::vector<Winner>& winners, const WantedKey& wanted);
 

@@ -138,7 +138,7 @@ Lookup run_lookup(const StencilSpec::Impl& spec, const LookupOptions& o) {
   MatchResult m{MissReason::NoCache, std::nullopt};
   if (std::filesystem::exists(path, ec)) {
     cache.emplace(path, Cache::Mode::ReadOnly);
-    winners = cache->winners();
+    winners = cache->winners_of(problem.stencil.hash);  // no CUBIN read but the one served
     m = match(winners, want);
   }
   if (m.reason == MissReason::None) {
