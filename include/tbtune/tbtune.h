@@ -95,7 +95,9 @@ tbtune_status tbtune_lookup_text(const char* spec_text, const tbtune_options* op
 tbtune_status tbtune_naive(const char* spec_path, const tbtune_options* options, tbtune_kernel** kernel);
 
 /** Advances `steps` steps on `stream` (a cudaStream_t, NULL: the default one) from `a` (the
- * current field) ping-ponging with `b`; `*result` is whichever holds the result. Asynchronous. */
+ * current field) ping-ponging with `b`; `*result` is whichever holds the result. Asynchronous.
+ * TBTUNE_ERR_BAD_ARGUMENT for an array the driver knows to be smaller than the kernel's domain
+ * (tbtune_kernel_shape) needs. */
 tbtune_status tbtune_run(tbtune_kernel* kernel, void* a, void* b, long steps, void* stream, void** result);
 
 /** The strategy's name ("cmq2d"); the pointer lives as long as the kernel. */

@@ -147,7 +147,9 @@ class TunedKernel {
   /// Advances `steps` time steps on `stream` (a cudaStream_t; nullptr: the default stream).
   /// `a` and `b` are device arrays of nx * ny * nz elements of dtype(), x fastest; `a` holds
   /// the current field and both hold the boundary ring. Returns `a` or `b`, whichever holds
-  /// the result. Asynchronous. Throws ApiError(BadArgument) for null arrays or steps < 0.
+  /// the result. Asynchronous. Throws ApiError(BadArgument) for null or equal arrays, steps < 0,
+  /// or an array that the driver knows as a device allocation with less room from `a` (or `b`)
+  /// on than domain() needs, rather than let the kernel write past it.
   void* run(void* a, void* b, long steps, void* stream = nullptr);
 
   [[nodiscard]] const std::string& strategy() const;

@@ -2,6 +2,7 @@
 /// @file internal.hpp
 /// Internal to tuner/api: what the public types hold, and the translation of the library's
 /// errors (tbtune::Error and its subclasses) into the public ApiError at the API's edge.
+#include <array>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,9 @@ struct TunedKernel::Impl {
   Winner winner;                       ///< the trial it came from (CUBIN, params, GCells/s)
   std::unique_ptr<KernelSet> kernels;  ///< loaded on the device that was current at lookup
   KernelSource source = KernelSource::None;
+  /// The arrays the last run() found large enough, so a time loop that passes the same two
+  /// (in either order) asks the driver about them once.
+  std::array<const void*, 2> checked{nullptr, nullptr};
 };
 
 /// Call inside `catch (...)`: rethrows the exception in flight as an ApiError whose code says

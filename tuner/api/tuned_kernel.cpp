@@ -1,5 +1,8 @@
 // TunedKernel: a stored (or fallback) CUBIN loaded on the current device, run on the caller's stream.
 #include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "tuner/api/fallback.hpp"
 #include "tuner/api/internal.hpp"
@@ -24,11 +27,35 @@ TunedKernel make_kernel(const Problem& problem, Winner winner, KernelSource sour
   return TunedKernel(std::move(impl));
 }
 
+namespace {
+
+/// Throws ApiError(BadArgument) when the driver knows `array` as a device allocation with less
+/// room after it than the kernel's domain needs: the kernel would write past it. Arrays the
+/// driver does not know (host memory some systems let kernels read) are not checked.
+void check_room(const char* name, const void* array, const Problem& p) {
+  const std::size_t need = std::size_t(p.domain[0] * p.domain[1] * p.domain[2]) * std::size_t(dtype_bytes(p.dtype));
+  const std::optional<std::size_t> room = device_bytes_after(array);
+  if (room && *room < need)
+    throw ApiError(ErrorCode::BadArgument,
+                   fmt::format("run: array {} has room for {} bytes, but the kernel was built for {}x{}x{} {} "
+                               "({} bytes): look up the domain the arrays have",
+                               name, *room, p.domain[0], p.domain[1], p.domain[2], dtype_name(p.dtype), need));
+}
+
+}  // namespace
+
 void* TunedKernel::run(void* a, void* b, long steps, void* stream) {
   if (!a || !b) throw ApiError(ErrorCode::BadArgument, "run: the field arrays must not be null");
   if (a == b) throw ApiError(ErrorCode::BadArgument, "run: the two field arrays must differ");
   if (steps < 0) throw ApiError(ErrorCode::BadArgument, "run: steps must not be negative");
   try {
+    auto& checked = impl_->checked;
+    const auto known = [&](const void* p) { return p == checked[0] || p == checked[1]; };
+    if (!known(a) || !known(b)) {
+      check_room("a", a, impl_->problem);
+      check_room("b", b, impl_->problem);
+      checked = {a, b};
+    }
     return impl_->kernels->run(a, b, steps, stream);
   } catch (...) {
     rethrow_as_api_error();

@@ -86,6 +86,29 @@ DeviceInfo describe_device(int index) {
   return d;
 }
 
+std::optional<std::size_t> device_bytes_after(const void* ptr) {
+  // CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, size_t* size, CUdeviceptr ptr), typed
+  // here so that this layer needs nothing else from cuda.h. Looked up once per process.
+  using AddressRange = int (*)(unsigned long long*, std::size_t*, unsigned long long);
+  static const AddressRange range = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();  // not sticky, but not this caller's error either
+      return AddressRange{};
+    }
+    return reinterpret_cast<AddressRange>(fn);
+  }();
+  if (!range || !ptr) return std::nullopt;
+  const auto p = reinterpret_cast<unsigned long long>(ptr);
+  unsigned long long base = 0;
+  std::size_t size = 0;
+  if (range(&base, &size, p) != 0 || p < base || p - base >= size) return std::nullopt;
+  return std::size_t(base + size - p);
+}
+
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   TB_CUDA(cudaMalloc(&ptr_, bytes));
 }

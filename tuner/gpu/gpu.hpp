@@ -5,6 +5,7 @@
 /// occupancy, launches and event timing. Every failing call throws CudaError naming the call
 /// and the source line; no driver or no device throws NoGpuError.
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "tuner/codegen/strategy.hpp"
@@ -34,6 +35,13 @@ struct DeviceInfo {
 [[nodiscard]] DeviceInfo current_device();
 /// Describes device `index` without selecting it.
 [[nodiscard]] DeviceInfo describe_device(int index);
+
+/// How many bytes of the device allocation that holds `ptr` lie at and after it, as the driver
+/// records the allocation (cuMemGetAddressRange, reached through the runtime so that libcuda
+/// is not linked); nullopt when the driver cannot say: memory it did not allocate (host
+/// memory, which some systems let kernels read), or a driver without the entry point. Lets
+/// a run refuse arrays smaller than its domain instead of writing past them.
+[[nodiscard]] std::optional<std::size_t> device_bytes_after(const void* ptr);
 
 /// Device memory, freed on destruction.
 class DeviceBuffer {
