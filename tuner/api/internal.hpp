@@ -3,6 +3,7 @@
 /// Internal to tuner/api: what the public types hold, and the translation of the library's
 /// errors (tbtune::Error and its subclasses) into the public ApiError at the API's edge.
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -24,9 +25,10 @@ struct TunedKernel::Impl {
   Winner winner;                       ///< the trial it came from (CUBIN, params, GCells/s)
   std::unique_ptr<KernelSet> kernels;  ///< loaded on the device that was current at lookup
   KernelSource source = KernelSource::None;
-  /// The arrays the last run() found large enough, so a time loop that passes the same two
-  /// (in either order) asks the driver about them once.
-  std::array<const void*, 2> checked{nullptr, nullptr};
+  /// Arrays a run() found large enough, so a time loop that passes the same two (in either
+  /// order) asks the driver about them once. Atomic: threads may run one kernel on their own
+  /// streams; each stores only arrays it has checked, so a mixed pair is still a checked one.
+  std::array<std::atomic<const void*>, 2> checked{nullptr, nullptr};
 };
 
 /// Call inside `catch (...)`: rethrows the exception in flight as an ApiError whose code says

@@ -50,11 +50,12 @@ void* TunedKernel::run(void* a, void* b, long steps, void* stream) {
   if (steps < 0) throw ApiError(ErrorCode::BadArgument, "run: steps must not be negative");
   try {
     auto& checked = impl_->checked;
-    const auto known = [&](const void* p) { return p == checked[0] || p == checked[1]; };
+    const auto known = [&](const void* p) { return p == checked[0].load() || p == checked[1].load(); };
     if (!known(a) || !known(b)) {
       check_room("a", a, impl_->problem);
       check_room("b", b, impl_->problem);
-      checked = {a, b};
+      checked[0].store(a);
+      checked[1].store(b);
     }
     return impl_->kernels->run(a, b, steps, stream);
   } catch (...) {
