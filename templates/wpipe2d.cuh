@@ -3,26 +3,24 @@
 // A block owns a tile of WP_COLS = 32 * TB_RX columns: lane l of every warp holds the TB_RX
 // contiguous cells l*TB_RX .. l*TB_RX + TB_RX - 1 of a row in registers; the R cells beyond each
 // end of its strip come from the neighbouring lanes by warp shuffle. The block streams its rows
-// [ys, ...) along y, TB_ROWS rows per iteration (G below): more rows per barrier, and rows whose
-// levels are independent for the scheduler to overlap.
+// along y, G = TB_ROWS rows per iteration and one __syncthreads() per iteration.
 //
-// Time is pipelined across the block's W warps: warp w advances TW steps (levels w*TW + 1 ..
-// (w+1)*TW) in its registers and hands each row it finishes to warp w + 1 through a two-row
-// ring in shared memory; warp 0 reads the input rows, which cp.async prefetches TB_PF rows ahead
-// into a ring of TB_PF + 1 groups of G rows; warp W - 1 writes the valid part of its rows to
-// global memory. So a row passes W*TW = DEPTH steps per pass, and only the input and the output
-// touch global memory. One __syncthreads() per iteration orders the rings.
+// Time is pipelined across the block's W warps through one shared-memory ring of row groups,
+// a conveyor: in iteration k, warp w takes group k - w from the ring, advances its rows TW
+// steps in registers (levels w*TW + 1 .. (w+1)*TW) and writes them back into the same group,
+// where warp w + 1 takes them in iteration k + 1. cp.async fills group k + TB_PF with input
+// rows; after warp W - 1 has written group k - W, the whole block copies its valid part to
+// global memory, coalesced. So a row passes DEPTH = W*TW steps per pass and only the input and
+// the output touch global memory.
 //
-// Within a warp a level's output row o is complete when input row o + R has arrived, so each
-// level lags R rows behind the one below, and each warp one iteration (G rows) behind the one
-// before.
-//   sum mode (TB_SUM, affine stencils): a level keeps partial sums of the 2R output rows in
-//     flight; each arriving row is added to every output it reaches (TbStencil::row_sums).
-//   window mode: a level keeps its last 2R + 1 input rows (halo included) and evaluates the
-//     stencil (TbStencil::apply) at the output row when the newest arrives. Any stencil.
-// The register slots of both are indexed by the row modulo their count; the main loop is
-// unrolled by that count (WP_SLOTS iterations), so every register index is a compile-time
-// constant.
+// Within a warp, each level keeps a window of its last 2R + G input rows in registers. A level's output row
+// o is complete when input row o + R arrives, so each level lags R rows behind the one below.
+// For an affine stencil the terms that read rows already held (TbStencil::head) are summed
+// before the barrier, while other warps catch up; after it only the newest rows' terms remain
+// (TbStencil::tail). Any other stencil is evaluated whole after the barrier.
+// The window's register slots are indexed by the row modulo their count; the main loop is
+// unrolled over one period of that index (WpShape::kPeriod iterations), so every register
+// index is a compile-time constant and no row is ever moved between registers.
 //
 // Columns: the tile overlaps its neighbours by DEPTH*R columns per side (each level's strip ends
 // read the neighbour lane's garbage one radius further in); the valid output is the middle
@@ -30,47 +28,22 @@
 // Cells of the boundary ring keep their initial value at every level: they are read back from
 // `in` (whose boundary equals the original one in every pass). Cells outside the domain hold 0.
 
+#include <cuda_pipeline_primitives.h>
+
 #define WP_COLS (32 * TB_RX)
-#define WP_G TB_ROWS                               // rows per iteration
-#define WP_S0 (TB_PF + 1)                          // input ring groups (of WP_G rows)
-#define WP_SLOTS (TB_SUM ? 2 * TB_RADIUS : 2 * TB_RADIUS + 1)  // register rows per level
-#define WP_EXT (TB_RX + 2 * TB_RADIUS)              // a strip with its halo
-
-__device__ __forceinline__ unsigned wp_shared_address(const void* p) {
-  unsigned a;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-  return a;
-}
-
-// Copies one cell to shared memory asynchronously; a cell outside the domain becomes 0.
-__device__ __forceinline__ void wp_load_async(real* dst, const real* src, bool inside) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(wp_shared_address(dst)), "l"(src),
-               "n"((int)sizeof(real)), "r"(inside ? (int)sizeof(real) : 0)
-               : "memory");
-}
-__device__ __forceinline__ void wp_load_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wp_load_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
+#define WP_G TB_ROWS                          // rows per iteration
+#define WP_WIN (2 * TB_RADIUS + WP_G)          // window rows per level
 
 __device__ __forceinline__ constexpr int wp_mod(int v, int m) { return ((v % m) + m) % m; }
+__device__ __forceinline__ constexpr int wp_gcd(int a, int b) { return b == 0 ? a : wp_gcd(b, a % b); }
 
-// A strip extended by R halo cells per side from the neighbouring lanes (any R: cell p of the
-// extension lives in lane l + floor(p / RX)). The warp's outer lanes get garbage, which the
-// tile's overlap absorbs.
-__device__ __forceinline__ void wp_extend(const real (&x)[TB_RX], real (&ext)[WP_EXT]) {
-  constexpr int R = TB_RADIUS, RX = TB_RX;
-#pragma unroll
-  for (int p = -R; p < RX + R; ++p) {
-    if (p >= 0 && p < RX) {
-      ext[p + R] = x[p];
-    } else {
-      const int q = p < 0 ? -((-p + RX - 1) / RX) : p / RX;  // lanes away
-      const int i = p - q * RX;                             // cell in that lane
-      ext[p + R] = q < 0 ? __shfl_up_sync(0xffffffffu, x[i], -q) : __shfl_down_sync(0xffffffffu, x[i], q);
-    }
-  }
+// Iterations until the window's slot pattern repeats: G rows arrive per iteration into WP_WIN slots.
+constexpr int kWpPeriod = WP_WIN / wp_gcd(WP_G, WP_WIN);
+
+// Copies one cell to shared memory asynchronously (cp.async); a cell outside the domain is not
+// read and becomes 0.
+__device__ __forceinline__ void wp_load_async(real* dst, const real* src, bool inside) {
+  __pipeline_memcpy_async(dst, src, sizeof(real), inside ? 0 : sizeof(real));
 }
 
 // What every thread of a block needs.
@@ -78,191 +51,163 @@ struct WpBlock {
   const real* in;
   real* out;
   int nx, ny;
+  int gx0;           // the tile's first column
   int gx;            // global column of this lane's cell 0
   int ys, y0, y1;    // first streamed row, output rows [y0, y1)
+  bool edge;         // the tile has columns of the boundary ring or outside the domain
   unsigned interior;  // bit i: cell i is an interior column
   unsigned inside;    // bit i: cell i is inside the domain
-  unsigned valid;     // bit i: cell i is a valid output column of the tile
-  real* ring0;        // the input ring (WP_S0 groups of WP_G rows)
-  real* hand;         // the hand-off rings: 2 groups of WP_G rows per warp boundary
+  real* ring;         // the conveyor: M groups of G rows of WP_COLS cells
 };
 
-// The value of cell i of row `o` at any level where it is not computed: a boundary cell keeps its
-// value (read from `in`), a cell outside the domain is 0. EDGE: the tile has boundary columns;
-// CHECK_ROWS: row o may be a boundary row (else the caller knows it is interior).
-template <bool EDGE, bool CHECK_ROWS>
+// Keeps the boundary ring at its initial value and cells outside the domain at 0, for output
+// row o of any level. A warp-uniform test first: most rows of most tiles need nothing.
 __device__ __forceinline__ void wp_fix_boundary(const WpBlock& b, int o, real (&v)[TB_RX]) {
   constexpr int R = TB_RADIUS;
-  if (CHECK_ROWS && (o < R || o >= b.ny - R)) {  // a boundary row or outside: the same for the whole warp
-    const bool row_inside = o >= 0 && o < b.ny;
+  const bool edge_row = o < R || o >= b.ny - R;
+  if (!edge_row && !b.edge) return;
+  const bool row_inside = o >= 0 && o < b.ny;
 #pragma unroll
-    for (int i = 0; i < TB_RX; ++i)
+  for (int i = 0; i < TB_RX; ++i)
+    if (edge_row || !((b.interior >> i) & 1u))
       v[i] = row_inside && ((b.inside >> i) & 1u) ? __ldg(b.in + (long)o * b.nx + b.gx + i) : real(0);
-  } else if (EDGE) {
-#pragma unroll
-    for (int i = 0; i < TB_RX; ++i)
-      if (!((b.interior >> i) & 1u)) v[i] = ((b.inside >> i) & 1u) ? __ldg(b.in + (long)o * b.nx + b.gx + i) : real(0);
-  }
 }
 
-// The register state of one warp's TW levels: each level's slots, and the rows each level below
-// the top finished in the last iteration, which the level above takes in this one.
+// The registers of one warp's TW levels: each level's window of input rows (slot = row modulo
+// WP_WIN) and the partial sums of the G output rows it completes next.
 template <int TW>
 struct WpLevels {
-  real reg[TW][WP_SLOTS][TB_SUM ? TB_RX : WP_EXT];
-  real pass[TW > 1 ? TW - 1 : 1][WP_G][TB_RX];
+  real win[TW][WP_WIN][TB_RX];
+  real acc[TW][WP_G][TB_RX];
 };
 
-// Accumulators of one level in sum mode, seen from input row y (RR: its row in the round):
-// acc(dy, i) is output row y - dy.
-template <int RR>
-struct WpSums {
-  real (&reg)[WP_SLOTS][TB_SUM ? TB_RX : WP_EXT];
-  __device__ __forceinline__ real& operator()(int dy, int i) const { return reg[wp_mod(RR - dy, WP_SLOTS)][i]; }
-};
-
-// The window of one level in window mode, seen from output row o = newest - R at cell i (RR: the
-// newest row's row in the round).
-template <int RR>
+// The window of one level seen from an output row whose own row sits in slot `row`, at cell i.
+// Both are constants once the loops around are unrolled. A cell beyond the strip comes from
+// the lane that holds it (any R: cell p lives floor(p / RX) lanes away), shuffled when it is
+// read rather than kept: the registers go to depth instead. The warp's outer lanes get
+// garbage, which the tile's overlap absorbs.
 struct WpWindow {
-  const real (&reg)[WP_SLOTS][TB_SUM ? TB_RX : WP_EXT];
-  int i;
+  const real (&win)[WP_WIN][TB_RX];
+  int row, i;
   __device__ __forceinline__ real operator()(int dx, int dy, int) const {
-    return reg[wp_mod(RR - TB_RADIUS + dy, WP_SLOTS)][i + TB_RADIUS + dx];
+    constexpr int RX = TB_RX;
+    const real (&r)[RX] = win[wp_mod(row + dy, WP_WIN)];
+    const int p = i + dx;
+    if (p >= 0 && p < RX) return r[p];
+    const int q = p < 0 ? -((-p + RX - 1) / RX) : p / RX;  // lanes away
+    const int c = p - q * RX;                             // cell in that lane
+    return q < 0 ? __shfl_up_sync(0xffffffffu, r[c], -q) : __shfl_down_sync(0xffffffffu, r[c], q);
   }
 };
 
-// Advances one row through level `j` of this warp: `x` holds the level's input row (row RR of the
-// round) and becomes its output row `o`. CHECK: o may be a boundary row or the tile may have
-// boundary columns (else both are known interior).
-template <int TW, int RR, bool CHECK>
-__device__ __forceinline__ void wp_level(const WpBlock& b, WpLevels<TW>& s, int j, int o, real (&x)[TB_RX]) {
-  constexpr int RX = TB_RX;
-  real ext[WP_EXT];
-  wp_extend(x, ext);
-#if TB_SUM
-  real done[RX];
-  TbStencil::row_sums<RX>(ext, WpSums<RR>{s.reg[j]}, done);
+// Row numbers are local to a level: in iteration k a level takes input rows k*G .. k*G + G - 1
+// into slots (k*G + g) mod WP_WIN and completes output rows k*G + g - R. With k = PH modulo
+// the period, both slots are constants.
+__device__ __forceinline__ constexpr int wp_in_slot(int ph, int g) { return wp_mod(ph * WP_G + g, WP_WIN); }
+__device__ __forceinline__ constexpr int wp_out_slot(int ph, int g) { return wp_mod(ph * WP_G + g - TB_RADIUS, WP_WIN); }
+
+// Before the barrier: the terms of each level's next G outputs that read rows it already holds.
+// Output g reads the new rows from dy = R - g on.
+template <int TW, int PH>
+__device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 #pragma unroll
-  for (int i = 0; i < RX; ++i) x[i] = TbStencil::finish(done[i]);
-#else
+  for (int j = 0; j < TW; ++j)
 #pragma unroll
-  for (int c = 0; c < WP_EXT; ++c) s.reg[j][wp_mod(RR, WP_SLOTS)][c] = ext[c];
+    for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-  for (int i = 0; i < RX; ++i) x[i] = TbStencil::apply(WpWindow<RR>{s.reg[j], i});
-#endif
-  wp_fix_boundary<CHECK, CHECK>(b, o, x);
+      for (int i = 0; i < TB_RX; ++i)
+        s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g);
 }
 
-// The output row of global level L (1 .. DEPTH) for row g of iteration k: level L works one
-// iteration (G rows) and R rows behind level L - 1.
-__device__ __forceinline__ int wp_out_row(const WpBlock& b, int L, int k, int g) {
-  return b.ys + (k - L + 1) * WP_G + g - L * TB_RADIUS;
-}
-
-// Row g of level j of this warp in iteration k (row PH * G + g of the round): from the ring or
-// from pass[j - 1], through the level, to pass[j] or to the next ring or the output.
-template <int W, int TW, int PH, int J, int GR, bool CHECK>
-__device__ __forceinline__ void wp_level_row(const WpBlock& b, WpLevels<TW>& s, int k) {
-  constexpr int RX = TB_RX;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  real x[RX];
-  if constexpr (J == 0) {
-    const real* src = warp == 0 ? b.ring0 + ((k % WP_S0) * WP_G + GR) * WP_COLS
-                                : b.hand + (((warp - 1) * 2 + ((k + 1) & 1)) * WP_G + GR) * WP_COLS;
+// After the barrier: level j takes its G new input rows from x and leaves its G output rows
+// there; o: the level's first output row in this iteration.
+template <int TW, int PH>
+__device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
 #pragma unroll
-    for (int i = 0; i < RX; ++i) x[i] = src[lane * RX + i];
-  } else {
+  for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-    for (int i = 0; i < RX; ++i) x[i] = s.pass[J - 1][GR][i];
-  }
-  const int o = wp_out_row(b, warp * TW + J + 1, k, GR);
-  wp_level<TW, PH * WP_G + GR, CHECK>(b, s, J, o, x);
-  if constexpr (J < TW - 1) {
+    for (int i = 0; i < TB_RX; ++i) s.win[j][wp_in_slot(PH, g)][i] = x[g][i];
 #pragma unroll
-    for (int i = 0; i < RX; ++i) s.pass[J][GR][i] = x[i];
-  } else {
-    // The next warp's ring, or for the last warp the output: the same strided layout, so one
-    // store sequence with a per-cell predicate serves both.
-    const bool last = warp == W - 1;
-    real* dst = last ? b.out + (long)o * b.nx + (b.gx - lane * RX)
-                     : b.hand + ((warp * 2 + (k & 1)) * WP_G + GR) * WP_COLS;
-    const bool row_ok = !last || !CHECK || (o >= b.y0 && o < b.y1);
+  for (int g = 0; g < WP_G; ++g) {
 #pragma unroll
-    for (int i = 0; i < RX; ++i)
-      if (row_ok && (!last || ((b.valid >> i) & 1u))) dst[lane * RX + i] = x[i];
+    for (int i = 0; i < TB_RX; ++i)
+      x[g][i] = TbStencil::tail(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
+    wp_fix_boundary(b, o + g, x[g]);
   }
 }
 
-// One iteration k (rows PH * G .. of the round): each of this warp's levels advances G rows.
-// The levels are skewed by an iteration: level j takes the rows level j - 1 finished in the last
-// iteration (pass[j - 1]; level 0 takes its ring), so the levels of one iteration do not wait for
-// each other and their shuffles and multiply-adds overlap. Top level first, so each level reads
-// pass[] before the level below overwrites it. Without CHECK the body has no branch.
-template <int W, int TW, int PH, int J, int GR, bool CHECK>
-__device__ __forceinline__ void wp_levels(const WpBlock& b, WpLevels<TW>& s, int k) {
-  if constexpr (J >= 0) {
-    if constexpr (GR < WP_G) {
-      wp_level_row<W, TW, PH, J, GR, CHECK>(b, s, k);
-      wp_levels<W, TW, PH, J, GR + 1, CHECK>(b, s, k);
-    } else {
-      wp_levels<W, TW, PH, J - 1, 0, CHECK>(b, s, k);
-    }
-  }
-}
-
-// Loads rows ys + G*q .. + G - 1 into group slot q % WP_S0 of the input ring, coalesced, as
-// one cp.async group. A fixed number of copies per thread, so the loop unrolls.
-template <int W>
+// The block's cp.async copies of the input rows of group q into the ring, one commit group.
+// A fixed number of copies per thread, so the loop unrolls.
+template <int W, int M>
 __device__ __forceinline__ void wp_load_group(const WpBlock& b, int q) {
   constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  const int gx0 = b.gx - (threadIdx.x & 31) * TB_RX;  // the tile's first column
-  real* dst = b.ring0 + (q % WP_S0) * CELLS;
+  real* dst = b.ring + (q % M) * CELLS;
 #pragma unroll
   for (int n = 0; n < PER_THREAD; ++n) {
     const int c = threadIdx.x + n * W * 32;
     if (c < CELLS) {
-      const int y = b.ys + q * WP_G + c / WP_COLS, gx = gx0 + c % WP_COLS;
+      const int y = b.ys + q * WP_G + c / WP_COLS, gx = b.gx0 + c % WP_COLS;
       const bool ok = y < b.ny && gx >= 0 && gx < b.nx;
       wp_load_async(dst + c, ok ? b.in + (long)y * b.nx + gx : b.in, ok);
     }
   }
-  wp_load_commit();
+  __pipeline_commit();
 }
 
-// One iteration k = k0 + PH: the block loads the rows of iteration k + TB_PF, every warp advances
-// its levels, then one barrier. Steady iterations (every row this warp computes is interior,
-// every row it stores is in [y0, y1), the tile has no boundary column) skip all checks.
+// The block copies group q's rows (first output row `row0`) from the ring to `out`: the cells
+// that are valid output columns of this tile and rows of its segment.
+template <int W, int M>
+__device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0, int c0, int c1) {
+  constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
+  const real* src = b.ring + wp_mod(q, M) * CELLS;
+#pragma unroll
+  for (int n = 0; n < PER_THREAD; ++n) {
+    const int c = threadIdx.x + n * W * 32;
+    const int y = row0 + c / WP_COLS, gx = b.gx0 + c % WP_COLS;
+    if (c < CELLS && y >= b.y0 && y < b.y1 && gx >= c0 && gx < c1) b.out[(long)y * b.nx + gx] = src[c];
+  }
+}
+
+// One iteration k = k0 + PH.
 template <int W, int TW, int PH>
-__device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, bool edge) {
-  constexpr int R = TB_RADIUS;
-  const int k = k0 + PH;
-  wp_load_group<W>(b, k + TB_PF);
-  const int warp = threadIdx.x >> 5;
-  const int top = warp * TW + TW;  // this warp's highest level: its rows are the lowest
-  const int lowest = wp_out_row(b, top, k, 0), highest = wp_out_row(b, warp * TW + 1, k, WP_G - 1);
-  const bool stores_all = warp != W - 1 || (lowest >= b.y0 && wp_out_row(b, top, k, WP_G - 1) < b.y1);
-  const bool steady = !edge && lowest >= R && highest < b.ny - R && stores_all;
-  if (steady)
-    wp_levels<W, TW, PH, TW - 1, 0, false>(b, s, k);
-  else
-    wp_levels<W, TW, PH, TW - 1, 0, true>(b, s, k);
-  wp_load_wait<TB_PF - 1>();
+__device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
+  constexpr int R = TB_RADIUS, RX = TB_RX, M = W + TB_PF + 1, DEPTH = W * TW;
+  const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  wp_heads<TW, PH>(s);
+  // Group k (warp 0's input) has landed; every warp has written the group it had.
+  __pipeline_wait_prior(TB_PF - 1);
   __syncthreads();
+  wp_load_group<W, M>(b, k + TB_PF);
+  wp_store_group<W, M>(b, k - W, b.ys + (k - W) * WP_G - DEPTH * R, c0, c1);
+  // This warp's group: in through its levels and back into the ring.
+  real* group = b.ring + wp_mod(k - warp, M) * (WP_G * WP_COLS);
+  real x[WP_G][RX];
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g)
+#pragma unroll
+    for (int i = 0; i < RX; ++i) x[g][i] = group[g * WP_COLS + lane * RX + i];
+  // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
+  const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
+#pragma unroll
+  for (int j = 0; j < TW; ++j) wp_tail<TW, PH>(b, s, j, x, o - j * R);
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g)
+#pragma unroll
+    for (int i = 0; i < RX; ++i) group[g * WP_COLS + lane * RX + i] = x[g][i];
 }
 
 template <int W, int TW, int PH>
-__device__ __forceinline__ void wp_round(const WpBlock& b, WpLevels<TW>& s, int k0, bool edge) {
-  if constexpr (PH < WP_SLOTS) {
-    wp_iteration<W, TW, PH>(b, s, k0, edge);
-    wp_round<W, TW, PH + 1>(b, s, k0, edge);
+__device__ __forceinline__ void wp_period(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
+  if constexpr (PH < kWpPeriod) {
+    wp_iteration<W, TW, PH>(b, s, k0, c0, c1);
+    wp_period<W, TW, PH + 1>(b, s, k0, c0, c1);
   }
 }
 
 template <int W, int TW>
 __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
-  constexpr int R = TB_RADIUS, RX = TB_RX, DEPTH = W * TW;
+  constexpr int R = TB_RADIUS, RX = TB_RX, DEPTH = W * TW, M = W + TB_PF + 1;
   constexpr int VALID_X = WP_COLS - 2 * DEPTH * R;
   const int lane = threadIdx.x & 31;
 
@@ -274,14 +219,15 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   // Columns: the block's valid output columns [c0, c1) and this lane's strip.
   const int c0 = R + blockIdx.x * VALID_X;
   const int c1 = min(c0 + VALID_X, nx - R);
-  b.gx = c0 - DEPTH * R + lane * RX;
-  b.interior = b.inside = b.valid = 0;
+  b.gx0 = c0 - DEPTH * R;
+  b.gx = b.gx0 + lane * RX;
+  b.edge = b.gx0 < R || b.gx0 + WP_COLS > nx - R;
+  b.interior = b.inside = 0;
 #pragma unroll
   for (int i = 0; i < RX; ++i) {
     const int gx = b.gx + i;
     b.interior |= unsigned(gx >= R && gx < nx - R) << i;
     b.inside |= unsigned(gx >= 0 && gx < nx) << i;
-    b.valid |= unsigned(gx >= c0 && gx < c1) << i;
   }
   // Rows: the block's output rows [y0, y1) and the first row it streams.
   const int interior_y = ny - 2 * R;
@@ -290,37 +236,30 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   b.y1 = min(b.y0 + seg, ny - R);
   if (b.y0 >= b.y1) return;
   b.ys = max(0, b.y0 - DEPTH * R);
-  b.ring0 = reinterpret_cast<real*>(tb_smem);
-  b.hand = b.ring0 + WP_S0 * WP_G * WP_COLS;
-  // Iterations until the last level has finished row y1 - 1, in whole rounds.
-  const int needed = (b.y1 - b.ys + DEPTH * R + WP_G - 1) / WP_G + DEPTH;
-  const int iterations = (needed + WP_SLOTS - 1) / WP_SLOTS * WP_SLOTS;
+  b.ring = reinterpret_cast<real*>(tb_smem);
+  // Iteration k stores the rows from ys + (k - W)*G - DEPTH*R: run until row y1 - 1 is stored,
+  // in whole periods.
+  const int needed = W + (b.y1 - b.ys + DEPTH * R + WP_G - 1) / WP_G;
+  const int iterations = (needed + kWpPeriod - 1) / kWpPeriod * kWpPeriod;
 
-  // The register state starts at zero: rows before the first are read (and discarded) before
-  // they are written, and an uninitialised read would be undefined behaviour.
+  // The registers start at zero: the first rows of each level read slots before they are
+  // written (their outputs are discarded), and an uninitialised read would be undefined.
   WpLevels<TW> s;
 #pragma unroll
-  for (int j = 0; j < TW; ++j)
+  for (int j = 0; j < TW; ++j) {
 #pragma unroll
-    for (int r = 0; r < WP_SLOTS; ++r)
+    for (int r = 0; r < WP_WIN; ++r)
 #pragma unroll
-      for (int c = 0; c < (TB_SUM ? RX : WP_EXT); ++c) s.reg[j][r][c] = real(0);
-#pragma unroll
-  for (int j = 0; j < (TW > 1 ? TW - 1 : 1); ++j)
+      for (int i = 0; i < RX; ++i) s.win[j][r][i] = real(0);
 #pragma unroll
     for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-      for (int i = 0; i < RX; ++i) s.pass[j][g][i] = real(0);
+      for (int i = 0; i < RX; ++i) s.acc[j][g][i] = real(0);
+  }
 
-  // The first TB_PF groups, then wait for the first.
-  for (int q = 0; q < TB_PF; ++q) wp_load_group<W>(b, q);
-  wp_load_wait<TB_PF - 1>();
-  __syncthreads();
-
-  const int gx0 = c0 - DEPTH * R;
-  const bool edge = gx0 < R || gx0 + WP_COLS > nx - R;
-  for (int k0 = 0; k0 < iterations; k0 += WP_SLOTS) wp_round<W, TW, 0>(b, s, k0, edge);
-  wp_load_wait<0>();
+  for (int q = 0; q < TB_PF; ++q) wp_load_group<W, M>(b, q);
+  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0>(b, s, k0, c0, c1);
+  __pipeline_wait_prior(0);
 }
 
 extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)

@@ -1,4 +1,4 @@
-// Host driver of scripts/emulate3d/run.sh: launches tb_full / tb_step of the included kernel the
+// Host driver of scripts/emulate/run3d.sh: launches tb_full / tb_step of the included kernel the
 // way tuner/strategies/tile3d.cpp does (grids mirrored here) and checks against a CPU reference.
 #include "shim.hpp"
 #include KERNEL

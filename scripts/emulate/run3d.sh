@@ -3,7 +3,7 @@
 # compares with a CPU reference after STEPS steps. Shared memory and scratch start as NaN, so a
 # garbage read that reaches the output fails. For checking the template's index arithmetic on a
 # machine without a GPU; it cannot show races that need GPU timing.
-# Usage: [SEGS=N] scripts/emulate3d/run.sh SPEC STRATEGY DTYPE NX NY NZ STEPS [NAME=VALUE ...]
+# Usage: [SEGS=N] scripts/emulate/run3d.sh SPEC STRATEGY DTYPE NX NY NZ STEPS [NAME=VALUE ...]
 # SEGS: smtile3d's z segments (gridDim.z; the tuner chooses them to fill waves), default 1.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -14,9 +14,9 @@ args=()
 for p in "$@"; do args+=(--param "$p"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$root/build/tbtune" emit "$spec" --strategy "$st" --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
+"${TBTUNE:-$root/build/tbtune}" emit "$spec" --strategy "$st" --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
 sed -i -e 's|#include <cooperative_groups.h>||' \
   -e 's|extern __shared__ __align__(16) unsigned char tb_smem\[\];|unsigned char* tb_smem = tb_block_smem;|' "$work/k.cu"
-g++ -std=c++20 -O1 -w -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver.cpp" -pthread
+g++ -std=c++20 -O1 -w -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver3d.cpp" -pthread
 echo -n "$(basename "$spec") $st $dt ${nx}x${ny}x${nz} steps=$steps segs=${SEGS:-1} $*: "
 "$work/k" "$nx" "$ny" "$nz" "$steps" "${SEGS:-1}"

@@ -1,4 +1,6 @@
-// Host emulation of the CUDA features the tile3d template uses: one std::thread per CUDA thread.
+// Host emulation of the CUDA features the kernel templates use (tile3d.cuh, wpipe2d.cuh): one
+// std::thread per CUDA thread, a std::barrier per block (and per warp for shuffles), and
+// cp.async copies that land only when waited for, so a read before the wait sees stale data.
 #include <algorithm>
 #include <barrier>
 #include <cmath>
@@ -12,7 +14,7 @@ using std::max; using std::min;
 #define __device__
 #define __forceinline__ inline
 #define __global__
-#define __launch_bounds__(a, b)
+#define __launch_bounds__(...)
 #define __shared__
 #define __align__(n)
 struct U3 { unsigned x = 0, y = 0, z = 0; };
@@ -22,6 +24,43 @@ thread_local std::barrier<>* blk_bar;
 std::barrier<>* grid_bar;
 thread_local unsigned char* tb_block_smem;
 inline void __syncthreads() { blk_bar->arrive_and_wait(); }
+
+// Warp shuffles: each lane posts its value, the warp meets, each lane reads its source lane's.
+struct Warp {
+  std::barrier<> bar{32};
+  unsigned char slot[32][16];
+};
+thread_local Warp* tb_warp;
+inline int tb_lane() { return int(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31; }
+template <class T> T tb_shfl_from(T v, int src) {
+  const int l = tb_lane();
+  std::memcpy(tb_warp->slot[l], &v, sizeof v);
+  tb_warp->bar.arrive_and_wait();
+  T r;
+  std::memcpy(&r, tb_warp->slot[src >= 0 && src < 32 ? src : l], sizeof r);
+  tb_warp->bar.arrive_and_wait();
+  return r;
+}
+template <class T> T __shfl_up_sync(unsigned, T v, int d) { return tb_shfl_from(v, tb_lane() - d); }
+template <class T> T __shfl_down_sync(unsigned, T v, int d) { return tb_shfl_from(v, tb_lane() + d); }
+
+// cp.async: copies queue in commit groups and happen at the wait that covers them.
+struct TbCopy { void* dst; const void* src; size_t bytes, zfill; };
+thread_local std::vector<TbCopy> tb_open_group;
+thread_local std::vector<std::vector<TbCopy>> tb_groups;
+inline void __pipeline_memcpy_async(void* dst, const void* src, size_t bytes, size_t zfill = 0) {
+  tb_open_group.push_back({dst, src, bytes, zfill});
+}
+inline void __pipeline_commit() { tb_groups.push_back(std::move(tb_open_group)); tb_open_group.clear(); }
+inline void __pipeline_wait_prior(size_t n) {
+  while (tb_groups.size() > n) {
+    for (const TbCopy& c : tb_groups.front()) {
+      std::memcpy(c.dst, c.src, c.bytes - c.zfill);
+      std::memset(static_cast<unsigned char*>(c.dst) + (c.bytes - c.zfill), 0, c.zfill);
+    }
+    tb_groups.erase(tb_groups.begin());
+  }
+}
 template <class T> T __ldg(const T* p) { return *p; }
 template <class T> T __ldcg(const T* p) { return *p; }
 template <class T> void __stcg(T* p, T v) { *p = v; }

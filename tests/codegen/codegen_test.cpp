@@ -70,22 +70,34 @@ TEST(Codegen, PlaneSumsForAffine3dOnly) {
   EXPECT_EQ(sm->source(q, sm->complete(q, {})).find("static void plane_sums("), std::string::npos);
 }
 
-// wpipe2d's sum mode: row_sums for 2D affine stencils only. Within a row the highest dy comes
-// first and the output it completes moves to `done` before the lowest dy (a new output) takes its
-// register slot; each output's first term assigns.
-TEST(Codegen, RowSumsFor2dAffineOnly) {
-  const Problem p = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
-  const std::string src = find_strategy("wpipe2d")->source(p, find_strategy("wpipe2d")->complete(p, {}));
-  const auto done = src.find("done[i] = acc(1, i)");
-  const auto fresh = src.find("acc(-1, i) = real(");
-  ASSERT_NE(done, std::string::npos) << src;
-  ASSERT_NE(fresh, std::string::npos) << src;
-  EXPECT_LT(src.find("acc(1, i) = tb_fma("), done);
-  EXPECT_LT(done, fresh);
-  EXPECT_NE(src.find("static real finish(real sum)"), std::string::npos);
+// wpipe2d's split stencil: head sums the terms with dy below the split, tail the rest and the
+// constant, both by (dy, dx); a stencil that is not affine is evaluated whole in tail; 3D
+// stencils have neither.
+TEST(Codegen, RowSplitFor2dStencils) {
+  const Problem p = problem_from(
+      "name: s\ndims: 2\ndtype: double\nexpr: \"0.5*u[0,1] + 0.25*u[-1,0] + 0.125*u[0,-1] + 1\"\n"
+      "domain: [16, 16]\nsteps: 1\n");
+  const Strategy* w = find_strategy("wpipe2d");
+  const std::string src = w->source(p, w->complete(p, {}));
+  const auto head = src.find("static real head(");
+  const auto tail = src.find("static real tail(");
+  ASSERT_NE(head, std::string::npos) << src;
+  ASSERT_NE(tail, std::string::npos) << src;
+  const std::string h = src.substr(head, tail - head), t = src.substr(tail);
+  const auto a = h.find("if (-1 < split) acc = tb_fma(real(0.125), u(0, -1, 0), acc);");
+  const auto b = h.find("if (0 < split) acc = tb_fma(real(0.25), u(-1, 0, 0), acc);");
+  const auto c = h.find("if (1 < split) acc = tb_fma(real(0.5), u(0, 1, 0), acc);");
+  ASSERT_NE(a, std::string::npos) << h;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_NE(t.find("if (1 >= split) acc = tb_fma(real(0.5), u(0, 1, 0), acc);"), std::string::npos) << t;
+  EXPECT_NE(t.find("acc += real(1);"), std::string::npos) << t;
+  EXPECT_EQ(h.find("real(1)"), std::string::npos) << h;
   const Problem q = make_problem(load_spec(test::source_dir() + "/tests/specs/good/nonlinear.yaml"));
-  EXPECT_EQ(find_strategy("naive")->source(q, {}).find("row_sums"), std::string::npos);
-  EXPECT_THROW((void)find_strategy("wpipe2d")->complete(q, {{"sum", 1}}), UsageError);
+  const std::string nl = w->source(q, w->complete(q, {}));
+  EXPECT_NE(nl.find("return apply(u);"), std::string::npos);
+  const Problem cube = make_problem(load_spec(test::source_dir() + "/configs/j3d7pt.yaml"));
+  EXPECT_EQ(find_strategy("naive")->source(cube, {}).find("static real head("), std::string::npos);
 }
 
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
@@ -200,9 +212,9 @@ TEST(Nvrtc, EveryThreeDModeCompiles) {
   EXPECT_GE(compiled, 20);
 }
 
-// wpipe2d's window mode (any stencil) besides the default partial sums, for every 2D config
-// (sm_90, double); and the nonlinear 2D spec, which only has the window.
-TEST(Nvrtc, EveryWpipe2dModeCompiles) {
+// wpipe2d for every 2D config (sm_90, double) at a deep and a shallow point, and the nonlinear
+// 2D spec, whose stencil is evaluated whole after the barrier.
+TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
   int compiled = 0;
   std::vector<std::string> paths = test::config_paths();
   paths.push_back(test::source_dir() + "/tests/specs/good/nonlinear.yaml");
@@ -211,12 +223,15 @@ TEST(Nvrtc, EveryWpipe2dModeCompiles) {
     const Problem p = make_problem(load_spec(path));
     if (p.dims() != 2) continue;
     SCOPED_TRACE(path);
-    const CompiledModule m = compile_cuda(s->source(p, s->complete(p, {{"sum", 0}, {"rx", 5}})), "sm_90");
-    ASSERT_TRUE(m.kernels.count(kFullKernel));
-    EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
-    ++compiled;
+    for (const Params& given : {Params{{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}},
+                                Params{{"rx", 11}, {"warps", 8}, {"tw", 2}, {"rows", 1}}}) {
+      const CompiledModule m = compile_cuda(s->source(p, s->complete(p, given)), "sm_90");
+      ASSERT_TRUE(m.kernels.count(kFullKernel));
+      EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+      ++compiled;
+    }
   }
-  EXPECT_EQ(compiled, 6);
+  EXPECT_EQ(compiled, 12);
 }
 
 }  // namespace

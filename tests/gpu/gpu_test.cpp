@@ -194,26 +194,8 @@ TEST_F(Gpu, NaiveMatchesCpuReference) {
 }
 
 // A 3D point without `sum` once per mode the stencil allows: the ring (any stencil), the ring
-// with the register queue (rq) and partial sums (affine stencils only). A wpipe2d point without
-// `sum` once with the window of rows and, for affine stencils, once with partial sums. Other
-// points as they are.
+// with the register queue (rq) and partial sums (affine stencils only). Other points as they are.
 std::vector<Params> with_sum_modes(const Problem& p, const std::string& strategy, const Params& given) {
-  if (strategy == "wpipe2d" && !given.count("sum")) {
-    // Points whose unrolled body the tuner's space leaves out (too long to compile) are left out
-    // here too: slots x rows x tw x rx x points, as in tuner/codegen/strategies/wpipe2d.cpp.
-    const auto body = [&](int sum) {
-      const long r = p.stencil.radius;
-      return (sum ? 2 * r : 2 * r + 1) * given.at("rows") * given.at("tw") * given.at("rx") *
-             long(p.stencil.points.size());
-    };
-    std::vector<Params> out;
-    for (int sum = 0; sum <= (p.stencil.linear && !p.stencil.linear->terms.empty() ? 1 : 0); ++sum) {
-      if (body(sum) > 6000) continue;
-      out.push_back(given);
-      out.back()["sum"] = sum;
-    }
-    return out;
-  }
   if ((strategy != "smtile3d" && strategy != "devtile3d") || given.count("sum")) return {given};
   std::vector<Params> out;
   for (int mode = 0; mode <= (p.stencil.linear ? 2 : 1); ++mode) {
@@ -235,16 +217,17 @@ std::vector<Params> points_for(const std::string& strategy) {
             {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}},
             {{"t", 7}, {"tile_x", 512}, {"ilp", 3}, {"bps", 1}, {"rrs", 1}}};
   if (strategy == "wpipe2d")
-    // Depths 4, 4, 6, 8, 3 and 8 leave remainders of 3, 3, 5, 3, 2 and 3 steps; rx = 1 and 2
-    // take halos from lanes two or more away at radius > rx, an even rx has bank conflicts but
-    // must still be right, and 3 rows per iteration do not divide the register slots' count (2R
-    // or 2R + 1). Kept small: the unrolled body grows with slots x rows x tw x rx x points.
-    return {{{"rx", 3}, {"warps", 2}, {"tw", 2}, {"rows", 3}},
+    // Depths 4, 4, 6, 8, 3, 8 and 12 leave remainders of 3, 3, 5, 3, 2, 3 and 11 steps; rx = 1
+    // and 2 take halos from lanes two or more away at radius > rx, an even rx has bank conflicts
+    // but must still be right, 2 rows per iteration make the window's period differ from its
+    // size, and bps 2 runs two blocks per SM.
+    return {{{"rx", 3}, {"warps", 2}, {"tw", 2}, {"rows", 2}},
             {{"rx", 1}, {"warps", 4}, {"tw", 1}, {"rows", 1}},
             {{"rx", 5}, {"warps", 3}, {"tw", 2}, {"rows", 2}, {"bps", 2}},
-            {{"rx", 7}, {"warps", 8}, {"tw", 1}, {"rows", 4}},
-            {{"rx", 2}, {"warps", 1}, {"tw", 3}, {"rows", 3}},
-            {{"rx", 13}, {"warps", 4}, {"tw", 2}, {"rows", 1}}};
+            {{"rx", 7}, {"warps", 8}, {"tw", 1}, {"rows", 1}},
+            {{"rx", 2}, {"warps", 1}, {"tw", 3}, {"rows", 2}},
+            {{"rx", 13}, {"warps", 4}, {"tw", 2}, {"rows", 1}},
+            {{"rx", 9}, {"warps", 6}, {"tw", 2}, {"rows", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
     // Remainders of 11 steps: 1, 2, 0, 1, 3, 2; z = 3 gives an odd number of ring phases for the
     // ring without the queue (the scratch parity then differs between rounds). 512-thread points

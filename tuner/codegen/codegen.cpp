@@ -170,49 +170,40 @@ std::string plane_sums_body(const Stencil& s) {
   return out + "  }\n";
 }
 
-// `row_sums<RX>(x, acc, done)` (2D affine stencils, templates/wpipe2d.cuh's sum mode): adds one
-// input row to the partial sums of the output rows it reaches. x holds the row's RX cells of a
-// strip and R halo cells on each side (x[i + R] is cell i); acc(dy, i) is the sum of the output
-// row dy rows behind the input row, at cell i, where rows R behind and R ahead share a slot. The
-// rows arrive in y order, so each output sums its terms by (dy, dx) and its first term (lowest dy,
-// then dx) assigns the product. Within a row the highest dy comes first; the output R rows behind
-// is then complete and moves to `done` before the output R rows ahead takes its slot.
-std::string row_sums_body(const Stencil& s) {
-  if (s.dims != 2 || !s.linear) return "";
-  const int r = s.radius;
-  std::vector<LinearForm::Term> terms = s.linear->terms;
-  std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) {
-    return std::tie(b.at[1], a.at[0]) < std::tie(a.at[1], b.at[0]);  // dy descending, dx ascending
-  });
-  int first_dy = r, first_dx = r;
-  for (const auto& t : terms)
-    if (std::tie(t.at[1], t.at[0]) < std::tie(first_dy, first_dx)) first_dy = t.at[1], first_dx = t.at[0];
-  std::string out = fmt::format(
-      "  template <int RX, class A>\n"
-      "  __device__ __forceinline__ static void row_sums(const real (&x)[RX + {}], const A& acc, real (&done)[RX]) {{\n",
-      2 * r);
-  const std::string take_done = fmt::format("#pragma unroll\n    for (int i = 0; i < RX; ++i) done[i] = acc({}, i);\n", r);
-  bool taken = false;
-  for (const auto& t : terms) {
-    if (!taken && t.at[1] == -r) {
-      out += take_done;
-      taken = true;
-    }
-    const bool first = t.at[1] == first_dy && t.at[0] == first_dx;
-    const std::string target = fmt::format("acc({}, i)", t.at[1]);
-    const std::string cell = fmt::format("x[i + {}]", r + t.at[0]);
-    out += fmt::format("#pragma unroll\n    for (int i = 0; i < RX; ++i) {} = {};\n", target,
-                       first ? number(t.coef) + " * " + cell
-                             : fmt::format("tb_fma({}, {}, {})", number(t.coef), cell, target));
+// `head(u, split)` and `tail(u, split, acc)` (2D stencils, templates/wpipe2d.cuh): the stencil
+// in two parts, so that a kernel streaming rows along y can sum the terms that read rows it
+// already holds (dy < split) before the newest rows arrive. head's sum starts from zero (an
+// FMA onto zero rounds like the product); tail adds the remaining terms and the constant. Both
+// walk the terms by (dy, dx), so every output rounds the same way wherever the split falls.
+// `split` is a constant once the caller's loops are unrolled. A stencil that is not affine has
+// no parts: head is zero and tail evaluates it whole.
+std::string row_split_body(const Stencil& s) {
+  if (s.dims != 2) return "";
+  std::string head = "  template <class U>\n  __device__ __forceinline__ static real head(const U& u, int split) {\n";
+  std::string tail =
+      "  template <class U>\n  __device__ __forceinline__ static real tail(const U& u, int split, real acc) {\n";
+  if (!s.linear) {
+    head += "    return real(0);\n  }\n";
+    tail += "    return apply(u);\n  }\n";
+    return head + tail;
   }
-  if (!taken) out += take_done;
-  return out + "  }\n";
+  std::vector<LinearForm::Term> terms = s.linear->terms;
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const auto& a, const auto& b) { return std::tie(a.at[1], a.at[0]) < std::tie(b.at[1], b.at[0]); });
+  head += "    real acc = real(0);\n";
+  for (const auto& t : terms) {
+    const std::string term = fmt::format("acc = tb_fma({}, u({}, {}, 0), acc);\n", number(t.coef), t.at[0], t.at[1]);
+    head += fmt::format("    if ({} < split) {}", t.at[1], term);
+    tail += fmt::format("    if ({} >= split) {}", t.at[1], term);
+  }
+  if (s.linear->constant != 0) tail += "    acc += " + number(s.linear->constant) + ";\n";
+  return head + "    return acc;\n  }\n" + tail + "    return acc;\n  }\n";
 }
 
-// `finish(sum)` (affine stencils, the sum modes): the constant term, added when an output is
+// `finish(sum)` (3D affine stencils, templates/tile3d.cuh's sum mode): the constant term, added when an output is
 // complete (after all its terms, as `apply` does).
 std::string finish_body(const Stencil& s) {
-  if (!s.linear || (s.dims == 2 && s.linear->terms.empty())) return "";
+  if (!s.linear || s.dims != 3) return "";
   std::string out = "  __device__ __forceinline__ static real finish(real sum) { return sum";
   if (s.linear->constant != 0) out += " + " + number(s.linear->constant);
   return out + "; }\n";
@@ -239,7 +230,7 @@ std::string assemble_source(const Problem& problem, const Defines& defines,
   src += "\n// The stencil, printed from the parsed spec.\nstruct TbStencil {\n";
   src += "  template <class U>\n  __device__ __forceinline__ static real apply(const U& u) {\n";
   src += s.linear ? linear_body(*s.linear) : "    return " + cuda_expr(s.expr) + ";\n";
-  src += "  }\n" + rows_body(s) + plane_sums_body(s) + row_sums_body(s) + finish_body(s) + "};\n\n";
+  src += "  }\n" + rows_body(s) + plane_sums_body(s) + row_split_body(s) + finish_body(s) + "};\n\n";
   src += template_text(template_name);
   return src;
 }

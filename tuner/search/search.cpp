@@ -88,6 +88,10 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
   for (const auto& c : ranked)
     if (is_feasible(c)) feasible.push_back(c);
   if (options.mode == SearchMode::Exhaustive || feasible.empty()) return feasible;
+  // Strategies outside the model search, unless nothing else is left (tune --strategy).
+  const auto outside = [](const RankedCandidate& c) { return !c.strategy->in_model_search(); };
+  if (!std::all_of(feasible.begin(), feasible.end(), outside))
+    feasible.erase(std::remove_if(feasible.begin(), feasible.end(), outside), feasible.end());
 
   // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
   // ones within the margin form a prefix.

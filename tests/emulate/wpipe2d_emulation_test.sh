@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# wpipe2d's generated kernels, run in the CPU emulator (scripts/emulate/run2d.sh) against a CPU
+# reference: CI has no GPU, so this is where every run checks the template's rows, rings,
+# shuffles and boundaries. Cases: odd sizes, step counts that leave a remainder, several y
+# segments, 2 rows per iteration, a radius larger than rx (halos from lanes two away), radius 4,
+# a stencil that is not affine, float and double.
+# Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+export TBTUNE=$1
+run() { SEGS=$1 "$root/scripts/emulate/run2d.sh" "${@:2}"; }
+run 3 "$root/configs/j2d5pt.yaml" double 173 131 11 rx=5 warps=3 tw=2 rows=2
+run 2 "$root/configs/j2ds9pt.yaml" double 151 67 11 rx=1 warps=2 tw=1 rows=2
+run 2 "$root/configs/j2d9pt.yaml" float 131 77 13 rx=7 warps=2 tw=3 rows=1
+run 2 "$root/tests/specs/good/general2d_r4.yaml" double 163 89 5 rx=11 warps=2 tw=1 rows=1
+run 1 "$root/tests/specs/good/nonlinear.yaml" float 111 57 9 rx=3 warps=3 tw=1 rows=1
