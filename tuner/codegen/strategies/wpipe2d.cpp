@@ -94,7 +94,9 @@ class Wpipe2d final : public Strategy {
   }
 
   Params complete(const Problem& p, const Params& given) const override {
-    Params k{{"rx", 7}, {"warps", 8}, {"tw", 2}, {"rows", 1}, {"bps", 1}};
+    // Defaults that compile in seconds and fit the registers for any radius: deeper per warp
+    // only at radius 1 (the loop body holds 2R + 1 rows of every level).
+    Params k{{"rx", 7}, {"warps", 8}, {"tw", p.stencil.radius <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps)", name));
