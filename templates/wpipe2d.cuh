@@ -25,8 +25,9 @@
 // Columns: the tile overlaps its neighbours by DEPTH*R columns per side (each level's strip ends
 // read the neighbour lane's garbage one radius further in); the valid output is the middle
 // WP_COLS - 2*DEPTH*R columns. Rows: a y segment [y0, y1) streams DEPTH*R rows before and after.
-// Cells of the boundary ring keep their initial value at every level: they are read back from
-// `in` (whose boundary equals the original one in every pass). Cells outside the domain hold 0.
+// Cells of the boundary ring keep their initial value at every level (each level copies them
+// from its input); what cells outside the domain hold does not matter, as no interior cell
+// reads them. The input ring's copies outside the domain are zero-filled.
 
 #include <cuda_pipeline_primitives.h>
 
@@ -54,23 +55,25 @@ struct WpBlock {
   int gx0;           // the tile's first column
   int gx;            // global column of this lane's cell 0
   int ys, y0, y1;    // first streamed row, output rows [y0, y1)
-  bool edge;         // the tile has columns of the boundary ring or outside the domain
-  unsigned interior;  // bit i: cell i is an interior column
-  unsigned inside;    // bit i: cell i is inside the domain
+  bool edge;          // the tile has columns of the boundary ring or outside the domain
+  unsigned ring_cols;  // bit i: cell i is a column of the boundary ring
   real* ring;         // the conveyor: M groups of G rows of WP_COLS cells
 };
 
-// Keeps the boundary ring at its initial value and cells outside the domain at 0, for output
-// row o of any level. A warp-uniform test first: most rows of most tiles need nothing.
-__device__ __forceinline__ void wp_fix_boundary(const WpBlock& b, int o, real (&v)[TB_RX]) {
+// Keeps the boundary ring at its initial value for output row o of a level: a ring cell's
+// output is its input, which the level holds in its window (`held`, row o), so no load is
+// needed. Rows and columns outside the domain are treated alike or left as computed: an
+// interior cell never reads them. A warp-uniform test first: most rows of most tiles need nothing.
+__device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const real (&held)[TB_RX], real (&v)[TB_RX]) {
   constexpr int R = TB_RADIUS;
-  const bool edge_row = o < R || o >= b.ny - R;
-  if (!edge_row && !b.edge) return;
-  const bool row_inside = o >= 0 && o < b.ny;
+  if (o < R || o >= b.ny - R) {
 #pragma unroll
-  for (int i = 0; i < TB_RX; ++i)
-    if (edge_row || !((b.interior >> i) & 1u))
-      v[i] = row_inside && ((b.inside >> i) & 1u) ? __ldg(b.in + (long)o * b.nx + b.gx + i) : real(0);
+    for (int i = 0; i < TB_RX; ++i) v[i] = held[i];
+  } else if (b.edge) {
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i)
+      if ((b.ring_cols >> i) & 1u) v[i] = held[i];
+  }
 }
 
 // The registers of one warp's TW levels: each level's window of input rows (slot = row modulo
@@ -132,7 +135,7 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
       x[g][i] = TbStencil::tail(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
-    wp_fix_boundary(b, o + g, x[g]);
+    wp_keep_ring(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
   }
 }
 
@@ -222,12 +225,11 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   b.gx0 = c0 - DEPTH * R;
   b.gx = b.gx0 + lane * RX;
   b.edge = b.gx0 < R || b.gx0 + WP_COLS > nx - R;
-  b.interior = b.inside = 0;
+  b.ring_cols = 0;
 #pragma unroll
   for (int i = 0; i < RX; ++i) {
     const int gx = b.gx + i;
-    b.interior |= unsigned(gx >= R && gx < nx - R) << i;
-    b.inside |= unsigned(gx >= 0 && gx < nx) << i;
+    b.ring_cols |= unsigned((gx >= 0 && gx < R) || (gx >= nx - R && gx < nx)) << i;
   }
   // Rows: the block's output rows [y0, y1) and the first row it streams.
   const int interior_y = ny - 2 * R;
