@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -42,10 +43,6 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
   return body_rows(p, rows) * tw * rx * long(p.stencil.points.size());
 }
 
-// The registers a thread needs, estimated from the values it holds across the barrier: per
-// level, max(2R, rows) rows of rx cells (the rows later outputs read, and the partial sums of
-// the next outputs), plus the rows arriving. Halo cells are shuffled when read, not kept. The
-// compiler's real count (ptxas) decides after compiling; this only keeps the space sensible.
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
 int halo_shuffles(const Problem& p) {
@@ -57,6 +54,10 @@ int halo_shuffles(const Problem& p) {
   return 2 * std::accumulate(widest.begin(), widest.end(), 0);
 }
 
+// The registers a thread needs, estimated from the values it holds across the barrier: per
+// level, max(2R, rows) rows of rx cells (the rows later outputs read, and the partial sums of
+// the next outputs), plus the rows arriving. Halo cells are shuffled when read, not kept. The
+// compiler's real count (ptxas) decides after compiling; this only keeps the space sensible.
 int estimated_regs(const Problem& p, int rx, int tw, int rows) {
   const int r = p.stencil.radius, per_value = dtype_bytes(p.dtype) / 4;
   return (tw * std::max(2 * r, rows) * rx + rows * rx) * per_value;
@@ -69,8 +70,8 @@ class Wpipe2d final : public Strategy {
     return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps";
   }
   bool supports(const Problem& p) const override { return p.dims() == 2; }
-  // This kernel (the conveyor ring, terms summed before the barrier) has been checked in the
-  // CPU emulator (scripts/emulate/run2d.sh) but has not run on a GPU yet, so its model terms are
+  // This kernel (the conveyor ring, terms summed before the barrier) is checked in the CPU
+  // emulator (scripts/emulate/run2d.sh) but not yet measured on a GPU, so its model terms are
   // not fitted: it is timed only when asked for. docs/bench-2d.md says what to measure.
   bool in_model_search() const override { return false; }
 
