@@ -3,8 +3,9 @@
 # and runs each for a bounded time. Each target links only the layers it reads: the spec target
 # the spec layer; the cache target the cache and what it stores (spec, model, record, codegen's
 # parameter helpers), as static libraries, so nothing it does not call is linked in.
-#   usage: scripts/fuzz.sh [-t SECONDS] [-j JOBS] [-b BUILD_DIR] [TARGET...]
-#   TARGET: spec, cache, sweep (default: all). -t: seconds per target (default 60). -j: fuzzing
+#   usage: scripts/fuzz.sh [-t SECONDS] [-n RUNS] [-j JOBS] [-b BUILD_DIR] [TARGET...]
+#   TARGET: spec, cache, sweep (default: all). -t: seconds per target (default 60). -n: stop
+#   after RUNS executions instead, if that comes first (a long run: -n 10000000). -j: fuzzing
 #   processes per target (default 1). The corpus grows in BUILD_DIR/corpus/TARGET across runs
 #   (seeded each run from configs/, tests/specs/ or a generated cache); inputs that crash are
 #   written to BUILD_DIR/findings/TARGET/ and make the script exit 1. docs/hardening.md says how
@@ -13,11 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=60
+runs=
 jobs=1
 build=build-fuzz
-while getopts "t:j:b:" opt; do
+while getopts "t:n:j:b:" opt; do
   case $opt in
     t) seconds=$OPTARG ;;
+    n) runs=$OPTARG ;;
     j) jobs=$OPTARG ;;
     b) build=$OPTARG ;;
     *) exit 2 ;;
@@ -109,6 +112,7 @@ for t in "${targets[@]}"; do
   # short ones run many times faster.
   args=(-max_total_time="$seconds" -timeout=5 -rss_limit_mb=1024
         -artifact_prefix="$findings/" -print_final_stats=1)
+  if [ -n "$runs" ]; then args+=(-runs="$runs"); fi
   if [ "$jobs" -gt 1 ]; then args+=(-fork="$jobs" -ignore_crashes=0); fi
   if ! TBTUNE_SOURCE_DIR=$PWD "$build/${t}_fuzz" "${args[@]}" "$corpus" "$build/seeds/$t" >"$log" 2>&1; then
     echo "fuzz: $t FOUND A PROBLEM; inputs in $findings/, last lines of $log:" >&2

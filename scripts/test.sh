@@ -15,4 +15,4 @@ step scripts/build.sh -DTBTUNE_WERROR=ON
 step ctest --test-dir build --output-on-failure -j "$(nproc)"
 # Hardening (docs/hardening.md): the CPU suite under ASan + UBSan, then each fuzz target for 60 s.
 step scripts/sanitize.sh
-step scripts/fuzz.sh -t 60 spec cache
+step scripts/fuzz.sh -t 60 spec cache sweep
