@@ -106,6 +106,13 @@ TEST_F(SweepTest, BadFilesSayWhere) {
                ":2:18:", "a dtype must be float or double");
   expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\ndomains: [[10, 10, 10, 10]]\n")); },
                ":2:11:", "2 or 3 extents");
+  // Extents and cells within the spec's limits (2^31 - 1, 1e10 cells), not a smaller cap.
+  EXPECT_NO_THROW((void)load_sweep(write("specs: j2d5pt.yaml\ndomains: [[2147483647, 3]]\n")));
+  expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\ndomains: [[2147483648, 3]]\n")); },
+               ":2:12:", "too large: at most 2147483647");
+  expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\ndomains: [[2, 8]]\n")); }, ":2:12:", "too small");
+  expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\ndomains: [[100000, 100000, 100000]]\n")); },
+               ":2:11:", "more than 1e10 cells");
   expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\ntune: {top: -1}\n")); },
                ":2:13:", "'top' must be an integer");
   expect_error([&] { (void)load_sweep(write("specs: j2d5pt.yaml\nprofile: v100\n")); },

@@ -155,13 +155,18 @@ class Reader {
     for (const YAML::Node& d : n) {
       if (!d.IsSequence() || (d.size() != 2 && d.size() != 3))
         fail(d.Mark(), "a domain must list 2 or 3 extents (nx, ny[, nz]), got " + shown(d));
+      // The spec's limits (radius 1 here: each spec's own radius is checked when the problems
+      // are made).
       std::vector<long> extents;
+      double cells = 1;
       for (const YAML::Node& e : d) {
         long v = 0;
-        if (!to_long(e, v) || v < 3 || v > 1'000'000)
-          fail(e.Mark(), "a domain extent must be an integer from 3 to 1000000, got " + shown(e));
+        if (!to_long(e, v)) fail(e.Mark(), "a domain extent must be an integer, got " + shown(e));
+        if (const std::string why = extent_problem(v, 1); !why.empty()) fail(e.Mark(), why);
+        cells *= double(v);
         extents.push_back(v);
       }
+      if (const std::string why = cells_problem(cells); !why.empty()) fail(d.Mark(), "a domain is " + why);
       if (std::find(out.begin(), out.end(), extents) == out.end()) out.push_back(std::move(extents));
     }
     return out;
