@@ -108,10 +108,9 @@ TEST(Search, RealSpaceIsRankedAndSelectedInOrder) {
   for (const auto& c : chosen) EXPECT_NE(c.strategy->name(), "naive");
 }
 
-// A run of steps = n x t + r: n passes of the full kernel, r of the step kernel (depth 1, the
-// same tile). The prediction weighs both by their time; a multiple of t costs nothing extra.
 // wpipe2d's model is not fitted to a GPU yet (in_model_search() is false): the default search
-// leaves it out even where the model ranks it first, and times it when it is all there is.
+// and its stand-ins leave it out even where the model ranks it first, and it is timed when it is
+// all there is or the search is exhaustive.
 TEST(Search, ModelSearchTimesAStrategyOutsideItOnlyWhenAskedFor) {
   const Problem p = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
   ASSERT_FALSE(find_strategy("wpipe2d")->in_model_search());
@@ -119,15 +118,24 @@ TEST(Search, ModelSearchTimesAStrategyOutsideItOnlyWhenAskedFor) {
   const auto selected = select_candidates(ranked, SearchOptions{});
   ASSERT_FALSE(selected.empty());
   for (const auto& c : selected) EXPECT_NE(c.strategy->name(), "wpipe2d");
-  const auto only = select_candidates(rank_candidates(p, *builtin_profile("h100"), "wpipe2d"), SearchOptions{});
+  const auto only_ranked = rank_candidates(p, *builtin_profile("h100"), "wpipe2d");
+  const auto only = select_candidates(only_ranked, SearchOptions{});
   ASSERT_FALSE(only.empty());
   for (const auto& c : only) EXPECT_EQ(c.strategy->name(), "wpipe2d");
   SearchOptions all;
   all.mode = SearchMode::Exhaustive;
   const auto every = select_candidates(ranked, all);
   EXPECT_TRUE(std::any_of(every.begin(), every.end(), [](const auto& c) { return c.strategy->name() == "wpipe2d"; }));
+  // The stand-ins of a model search come from the same pool, after its selection.
+  const auto pool = model_search_pool(ranked);
+  ASSERT_FALSE(pool.empty());
+  for (const auto& c : pool) EXPECT_NE(c.strategy->name(), "wpipe2d");
+  for (const auto& c : stand_ins(pool, int(selected.size()), 24)) EXPECT_NE(c.strategy->name(), "wpipe2d");
+  EXPECT_EQ(model_search_pool(only_ranked).size(), only_ranked.size());
 }
 
+// A run of steps = n x t + r: n passes of the full kernel, r of the step kernel (depth 1, the
+// same tile). The prediction weighs both by their time; a multiple of t costs nothing extra.
 TEST(Search, PredictionCountsTheRemainderSteps) {
   const Strategy& s = *find_strategy("smtile3d");
   const DeviceProfile d = *builtin_profile("h100");

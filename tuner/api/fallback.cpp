@@ -76,7 +76,8 @@ Served serve_model(const FallbackContext& ctx, const Cache* profile_from) {
   }
   std::string failures;
   int tried = 0;
-  for (const RankedCandidate& c : rank_candidates(ctx.problem, profile)) {
+  // The model search's pool: a strategy whose model is not fitted yet is not served.
+  for (const RankedCandidate& c : model_search_pool(rank_candidates(ctx.problem, profile))) {
     if (!is_feasible(c)) continue;
     if (tried++ == kModelTries) break;
     try {
