@@ -88,6 +88,8 @@ TEST(Codegen, RowSplitFor2dStencils) {
   const auto b = h.find("if (0 < split) acc = tb_fma(real(0.25), u(-1, 0, 0), acc);");
   const auto c = h.find("if (1 < split) acc = tb_fma(real(0.5), u(0, 1, 0), acc);");
   ASSERT_NE(a, std::string::npos) << h;
+  ASSERT_NE(b, std::string::npos) << h;
+  ASSERT_NE(c, std::string::npos) << h;
   EXPECT_LT(a, b);
   EXPECT_LT(b, c);
   EXPECT_NE(t.find("if (1 >= split) acc = tb_fma(real(0.5), u(0, 1, 0), acc);"), std::string::npos) << t;
@@ -212,7 +214,7 @@ TEST(Nvrtc, EveryThreeDModeCompiles) {
   EXPECT_GE(compiled, 20);
 }
 
-// wpipe2d for every 2D config (sm_90, double) at two more points than the defaults, and the nonlinear
+// wpipe2d for every 2D config (sm_90, double) at two points besides the defaults, and the nonlinear
 // 2D spec, whose stencil is evaluated whole after the barrier.
 TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
   int compiled = 0;

@@ -217,17 +217,18 @@ std::vector<Params> points_for(const std::string& strategy) {
             {{"t", 4}, {"tile_x", 256}, {"ilp", 8}, {"bps", 1}, {"rrs", 1}},
             {{"t", 7}, {"tile_x", 512}, {"ilp", 3}, {"bps", 1}, {"rrs", 1}}};
   if (strategy == "wpipe2d")
-    // Depths 4, 4, 6, 8, 3, 8 and 12 leave remainders of 3, 3, 5, 3, 2, 3 and 11 steps; rx = 1
-    // and 2 take halos from lanes two or more away at radius > rx, an even rx has bank conflicts
-    // but must still be right, 2 rows per iteration make the window's period differ from its
-    // size, and bps 2 runs two blocks per SM.
+    // Depths 4, 4, 6, 8, 3, 4 and 6 leave remainders of 3, 3, 5, 3, 2, 3 and 5 steps of the 11;
+    // rx = 1 and 2 take halos from lanes two or more away at radius > rx, an even rx has bank
+    // conflicts but must still be right, 2 rows per iteration make the window's period differ
+    // from its size, and bps 2 runs two blocks per SM. Every loop body stays within the space's
+    // 6000 multiply-adds for j2d49pt (body rows x tw x rx x 49 points: at most 7 x 13 here).
     return {{{"rx", 3}, {"warps", 2}, {"tw", 2}, {"rows", 2}},
             {{"rx", 1}, {"warps", 4}, {"tw", 1}, {"rows", 1}},
             {{"rx", 5}, {"warps", 3}, {"tw", 2}, {"rows", 2}, {"bps", 2}},
             {{"rx", 7}, {"warps", 8}, {"tw", 1}, {"rows", 1}},
             {{"rx", 2}, {"warps", 1}, {"tw", 3}, {"rows", 2}},
-            {{"rx", 13}, {"warps", 4}, {"tw", 2}, {"rows", 1}},
-            {{"rx", 9}, {"warps", 6}, {"tw", 2}, {"rows", 1}}};
+            {{"rx", 13}, {"warps", 4}, {"tw", 1}, {"rows", 1}},
+            {{"rx", 9}, {"warps", 6}, {"tw", 1}, {"rows", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
     // Remainders of 11 steps: 1, 2, 0, 1, 3, 2; z = 3 gives an odd number of ring phases for the
     // ring without the queue (the scratch parity then differs between rounds). 512-thread points
