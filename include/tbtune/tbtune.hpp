@@ -149,7 +149,9 @@ class TunedKernel {
   /// the current field and both hold the boundary ring. Returns `a` or `b`, whichever holds
   /// the result. Asynchronous. Throws ApiError(BadArgument) for null or equal arrays, steps < 0,
   /// or an array that the driver knows as a device allocation with less room from `a` (or `b`)
-  /// on than domain() needs, rather than let the kernel write past it.
+  /// on than domain() needs, rather than let the kernel write past it (asked of the driver once
+  /// per pair of arrays: an array freed and allocated again smaller at the same address is not
+  /// seen).
   void* run(void* a, void* b, long steps, void* stream = nullptr);
 
   [[nodiscard]] const std::string& strategy() const;

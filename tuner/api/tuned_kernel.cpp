@@ -32,7 +32,8 @@ namespace {
 /// Throws ApiError(BadArgument) when the driver knows `array` as a device allocation with less
 /// room after it than the kernel's domain needs: the kernel would write past it. Arrays the
 /// driver does not know (host memory some systems let kernels read) are not checked.
-void check_room(const char* name, const void* array, const Problem& p) {
+// Throws when the driver knows `array` to be too small; returns whether it knew its size.
+bool check_room(const char* name, const void* array, const Problem& p) {
   const std::size_t need = std::size_t(p.domain[0] * p.domain[1] * p.domain[2]) * std::size_t(dtype_bytes(p.dtype));
   const std::optional<std::size_t> room = device_bytes_after(array);
   if (room && *room < need)
@@ -40,6 +41,7 @@ void check_room(const char* name, const void* array, const Problem& p) {
                    fmt::format("run: array {} has room for {} bytes, but the kernel was built for {}x{}x{} {} "
                                "({} bytes): look up the domain the arrays have",
                                name, *room, p.domain[0], p.domain[1], p.domain[2], dtype_name(p.dtype), need));
+  return room.has_value();
 }
 
 }  // namespace
@@ -51,11 +53,15 @@ void* TunedKernel::run(void* a, void* b, long steps, void* stream) {
   try {
     auto& checked = impl_->checked;
     const auto known = [&](const void* p) { return p == checked[0].load() || p == checked[1].load(); };
+    // Asked once per pair of addresses whose size the driver confirmed (an array freed and
+    // allocated again smaller at the same address is not seen).
     if (!known(a) || !known(b)) {
-      check_room("a", a, impl_->problem);
-      check_room("b", b, impl_->problem);
-      checked[0].store(a);
-      checked[1].store(b);
+      const bool sized_a = check_room("a", a, impl_->problem);
+      const bool sized_b = check_room("b", b, impl_->problem);
+      if (sized_a && sized_b) {
+        checked[0].store(a);
+        checked[1].store(b);
+      }
     }
     return impl_->kernels->run(a, b, steps, stream);
   } catch (...) {
