@@ -2,6 +2,8 @@
 // right place, or accepted with a key that changes exactly when the kernel does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -19,12 +21,16 @@ std::string spec_with_expr(const std::string& expr) {
   return std::string(kHeader) + "expr: \"" + expr + "\"\n";
 }
 
-/// Seconds `fn` takes.
+/// Seconds `fn` takes, divided by TBTUNE_TEST_TIME_SCALE (default 1). The bounds below catch
+/// quadratic or worse work (which took seconds to hours), not a slow machine; a sanitizer build,
+/// several times slower, sets the scale (scripts/sanitize.sh).
 template <class Fn>
 double seconds(Fn&& fn) {
   const auto t0 = std::chrono::steady_clock::now();
   fn();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const char* scale = std::getenv("TBTUNE_TEST_TIME_SCALE");
+  const double s = scale ? std::max(1.0, std::atof(scale)) : 1.0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / s;
 }
 
 /// The SpecError that parsing `text` throws (fails the test if there is none).
