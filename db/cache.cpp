@@ -1,9 +1,14 @@
 #include "db/cache.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -43,6 +48,40 @@ Winner read_winner(const Statement& s, const std::string& path, bool with_cubin)
   w.created_at = s.text(rest + 1);
   if (with_cubin) w.trial.cubin = s.blob(rest + 2);
   return w;
+}
+
+/// Cache::winner()'s query: one key, with the CUBIN.
+std::string winner_sql() {
+  return fmt::format("SELECT {}, cubin FROM winners WHERE {}", winner_columns(), db::kKeyWhere);
+}
+
+std::optional<Winner> find_winner(Statement& s, const std::string& path, const WinnerKey& key) {
+  db::bind_key(s, key);
+  if (!s.step()) return std::nullopt;
+  return read_winner(s, path, true);
+}
+
+/// Cache::winners_of()'s query. Only columns stored before `cubin`: SQLite then stops reading a
+/// row before the image's overflow pages. rowid order is storing order (put_winner replaces with
+/// a new rowid).
+std::string winners_of_sql() {
+  return fmt::format(
+      "SELECT {}, stencil_name, steps, {} FROM winners WHERE stencil_hash = ? ORDER BY rowid DESC",
+      db::kKeyColumns, db::kTrialColumns);
+}
+
+std::vector<Winner> list_winners(Statement& s, const std::string& path, const std::string& stencil_hash) {
+  s.bind(stencil_hash);
+  std::vector<Winner> out;
+  while (s.step()) {
+    Winner w;
+    w.key = db::read_key(s, 0, path);
+    w.stencil_name = s.text(db::kKeyCount);
+    w.steps = s.int64(db::kKeyCount + 1);
+    w.trial = db::read_trial(s, db::kKeyCount + 2, path);
+    out.push_back(std::move(w));
+  }
+  return out;
 }
 
 /// An empty environment variable counts as unset (a common way of "clearing" one in scripts).
@@ -111,10 +150,19 @@ Cache::Cache(const std::string& path, Mode mode) : path_(path) {
   // Before anything that takes a lock: another process may be writing right now.
   if (const int brc = sqlite3_busy_timeout(db.get(), kBusyTimeoutMs); brc != SQLITE_OK)
     db::fail(db.get(), path_, "cannot set the busy timeout", brc);
+  if (mode == Mode::ReadOnly) {
+    immutable_ = name.find("&immutable=1") != std::string::npos;
+    // A reader asks its one question in one statement when the answer is "current"; anything
+    // else goes through the full checks below, which say what is wrong. It sets no foreign_keys:
+    // they act on writes only.
+    if (db::is_current(db.get())) {
+      db_ = db.release();
+      return;
+    }
+  }
   db::probe(db.get(), path_);
   // Refuse a newer file before writing anything to it, even the journal mode.
   const int version = db::check_version(db.get(), path_);
-  db::exec(db.get(), path_, "PRAGMA foreign_keys = ON");
   if (mode == Mode::ReadOnly) {
     if (version == 0)
       throw CacheError(fmt::format("cache '{}' is empty (no tbtune tables)", path_), SQLITE_EMPTY);
@@ -124,6 +172,7 @@ Cache::Cache(const std::string& path, Mode mode) : path_(path) {
                                    path_, version, db::kSchemaVersion),
                        SQLITE_MISMATCH);
   } else {
+    db::exec(db.get(), path_, "PRAGMA foreign_keys = ON");
     // WAL lets readers (lookups) proceed while a tune writes. It is a property of the file,
     // so this only switches a new (or foreign-made) file.
     db::enable_wal(db.get(), path_, kBusyTimeoutMs);
@@ -240,12 +289,8 @@ void Cache::put_winner(const Winner& w) {
 }
 
 std::optional<Winner> Cache::winner(const WinnerKey& key) const {
-  const std::string sql =
-      fmt::format("SELECT {}, cubin FROM winners WHERE {}", winner_columns(), db::kKeyWhere);
-  Statement s(db_, path_, sql.c_str());
-  db::bind_key(s, key);
-  if (!s.step()) return std::nullopt;
-  return read_winner(s, path_, true);
+  Statement s(db_, path_, winner_sql().c_str());
+  return find_winner(s, path_, key);
 }
 
 std::vector<Winner> Cache::winners() const {
@@ -258,23 +303,8 @@ std::vector<Winner> Cache::winners() const {
 }
 
 std::vector<Winner> Cache::winners_of(const std::string& stencil_hash) const {
-  // Only columns stored before `cubin`: SQLite then stops reading a row before the image's
-  // overflow pages. rowid order is storing order (put_winner replaces with a new rowid).
-  const std::string sql =
-      fmt::format("SELECT {}, stencil_name, steps, {} FROM winners WHERE stencil_hash = ? ORDER BY rowid DESC",
-                  db::kKeyColumns, db::kTrialColumns);
-  Statement s(db_, path_, sql.c_str());
-  s.bind(stencil_hash);
-  std::vector<Winner> out;
-  while (s.step()) {
-    Winner w;
-    w.key = db::read_key(s, 0, path_);
-    w.stencil_name = s.text(db::kKeyCount);
-    w.steps = s.int64(db::kKeyCount + 1);
-    w.trial = db::read_trial(s, db::kKeyCount + 2, path_);
-    out.push_back(std::move(w));
-  }
-  return out;
+  Statement s(db_, path_, winners_of_sql().c_str());
+  return list_winners(s, path_, stencil_hash);
 }
 
 void Cache::add_tune(const TuneRecord& record) {
@@ -328,6 +358,210 @@ std::optional<std::string> Cache::spec_text(const std::string& hash) const {
   s.bind(hash);
   if (!s.step()) return std::nullopt;
   return s.text(0);
+}
+
+// ---- CacheReader: lookups' pooled read-only connections --------------------------------------
+
+namespace {
+
+/// What says whether a path still names the file a reader has open, and whether it changed.
+struct FileStamp {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{}, ctime{};
+};
+
+std::optional<FileStamp> stamp_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileStamp{st.st_dev, st.st_ino, st.st_size, st.st_mtim, st.st_ctim};
+}
+
+bool same_file(const FileStamp& a, const FileStamp& b) { return a.dev == b.dev && a.ino == b.ino; }
+
+bool same_time(const timespec& a, const timespec& b) {
+  return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+bool unchanged(const FileStamp& a, const FileStamp& b) {
+  return same_file(a, b) && a.size == b.size && same_time(a.mtime, b.mtime) &&
+         same_time(a.ctime, b.ctime);
+}
+
+/// At most this many idle readers per path and in all: an application looks up a few kernels,
+/// usually from one thread, in one or two cache files.
+constexpr std::size_t kIdlePerPath = 2;
+constexpr std::size_t kIdleInAll = 8;
+
+struct Pool {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<CacheReader>> idle;  ///< oldest first
+};
+
+/// Never destroyed: a lease may end during the process's exit, after static destructors ran.
+/// The OS closes the idle connections at exit; a read-only connection has nothing to write.
+Pool& pool() {
+  static Pool* p = new Pool;
+  return *p;
+}
+
+}  // namespace
+
+struct CacheReader::Impl {
+  pid_t pid = ::getpid();
+  std::optional<FileStamp> before;  ///< the file just before it was opened
+  FileStamp stamp;                  ///< the file when it was opened (poolable only)
+  bool poolable = false;            ///< see CacheReader::CacheReader
+  /// Prepared once, in the constructor's body; finalized in the destructor's, before closing.
+  std::optional<Statement> version, list, one;
+  explicit Impl(const std::string& path) : before(stamp_of(path)) {}
+};
+
+namespace {
+
+/// Resets `s` when the scope ends, so no statement keeps a read transaction (and its snapshot,
+/// and the WAL frames it pins) open between lookups.
+struct ResetAfter {
+  Statement& s;
+  ~ResetAfter() { s.reset(); }
+};
+
+}  // namespace
+
+CacheReader::CacheReader(const std::string& path)
+    : impl_(std::make_unique<Impl>(path)),
+      cache_(path, Cache::Mode::ReadOnly) {
+  sqlite3* db = cache_.db_;
+  impl_->version.emplace(db, path, db::kCurrentVersionSql, true);
+  impl_->list.emplace(db, path, winners_of_sql().c_str(), true);
+  impl_->one.emplace(db, path, winner_sql().c_str(), true);
+  // Pooled only when the path named the same, unchanged file just before the open and now:
+  // then the connection has the file the stamp describes. (Cache's constructor has read the
+  // schema already, so for an immutable file "unchanged since the stamp" covers every page read.)
+  const auto after = stamp_of(path);
+  if (!impl_->before || !after || !unchanged(*impl_->before, *after)) return;
+  impl_->stamp = *after;
+  impl_->poolable = true;
+  if (cache_.immutable_) {
+    // A write in the same clock tick as the stamp could leave the times as they were; a file
+    // last written over a second ago cannot be written again without a newer time.
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    impl_->poolable = now.tv_sec - after->mtime.tv_sec > 1 && now.tv_sec - after->ctime.tv_sec > 1;
+  }
+}
+
+CacheReader::~CacheReader() {
+  impl_->one.reset();
+  impl_->list.reset();
+  impl_->version.reset();
+}
+
+CacheReader::Lease CacheReader::acquire(const std::string& path) {
+  std::unique_ptr<CacheReader> found;
+  {
+    Pool& p = pool();
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    for (auto it = p.idle.rbegin(); it != p.idle.rend(); ++it) {
+      if ((*it)->cache_.path_ != path) continue;
+      found = std::move(*it);
+      p.idle.erase(std::next(it).base());
+      break;
+    }
+  }
+  if (found) {
+    if (found->impl_->pid != ::getpid()) {
+      // Made by the parent of this forked process: its locks are the parent's. Left unclosed,
+      // as closing it here could touch state the parent still uses.
+      (void)found.release();
+    } else if (found->still_good()) {
+      found->reused_ = true;
+      return Lease(found.release());
+    }
+    found.reset();
+  }
+  return Lease(new CacheReader(path));
+}
+
+bool CacheReader::still_good() {
+  const std::string& path = cache_.path_;
+  const auto now = stamp_of(path);
+  if (!now || !same_file(*now, impl_->stamp)) return false;
+  if (cache_.immutable_) {
+    // Opened without locks or -shm, on the word that no writer could be connected: that word
+    // must still hold, and the file must not have changed since.
+    if (!unchanged(*now, impl_->stamp)) return false;
+    if (db::read_only_uri(path).find("&immutable=1") == std::string::npos) return false;
+  }
+  try {
+    Statement& v = *impl_->version;
+    const ResetAfter reset{v};
+    return v.step() && v.int64(0) == db::kSchemaVersion;
+  } catch (const CacheError&) {
+    return false;  // a new connection's open says what is wrong
+  }
+}
+
+void CacheReader::GiveBack::operator()(CacheReader* reader) const {
+  std::unique_ptr<CacheReader> r(reader);
+  if (r->impl_->pid != ::getpid()) {
+    (void)r.release();  // a forked child's copy of its parent's connection: see acquire()
+    return;
+  }
+  if (r->broken_ || !r->impl_->poolable) return;
+  r->reused_ = false;
+  std::vector<std::unique_ptr<CacheReader>> closing;  // closed after the lock is released
+  {
+    Pool& p = pool();
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    const std::string path = r->cache_.path_;
+    p.idle.push_back(std::move(r));
+    std::size_t same = 0;
+    for (auto it = p.idle.rbegin(); it != p.idle.rend();) {
+      if ((*it)->cache_.path_ == path && ++same > kIdlePerPath) {
+        closing.push_back(std::move(*it));
+        it = decltype(it)(p.idle.erase(std::next(it).base()));
+      } else {
+        ++it;
+      }
+    }
+    while (p.idle.size() > kIdleInAll) {
+      closing.push_back(std::move(p.idle.front()));
+      p.idle.erase(p.idle.begin());
+    }
+  }
+}
+
+void CacheReader::close_idle() {
+  std::vector<std::unique_ptr<CacheReader>> closing;
+  {
+    Pool& p = pool();
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    closing.swap(p.idle);
+  }
+  for (auto& r : closing)
+    if (r->impl_->pid != ::getpid()) (void)r.release();
+}
+
+std::vector<Winner> CacheReader::winners_of(const std::string& stencil_hash) {
+  try {
+    const ResetAfter reset{*impl_->list};
+    return list_winners(*impl_->list, cache_.path_, stencil_hash);
+  } catch (...) {
+    broken_ = true;
+    throw;
+  }
+}
+
+std::optional<Winner> CacheReader::winner(const WinnerKey& key) {
+  try {
+    const ResetAfter reset{*impl_->one};
+    return find_winner(*impl_->one, cache_.path_, key);
+  } catch (...) {
+    broken_ = true;
+    throw;
+  }
 }
 
 }  // namespace tbtune

@@ -4,6 +4,7 @@
 /// Schema and key: README "Cache". Writes use WAL, a busy timeout and BEGIN IMMEDIATE, so
 /// several processes on one node can share a file; a failed write leaves nothing half done.
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -159,8 +160,63 @@ class Cache {
   [[nodiscard]] std::optional<std::string> spec_text(const std::string& hash) const;
 
  private:
+  friend class CacheReader;
   std::string path_;
   sqlite3* db_ = nullptr;
+  bool immutable_ = false;  ///< read-only, opened `immutable=1` (db::read_only_uri)
+};
+
+/// The read side of an application's lookup (tuner/api): a read-only Cache whose two lookup
+/// queries are prepared once, kept open by the process after the lookup for the next one on
+/// the same file. A reader is used by one thread at a time: acquire() leases one, and the lease
+/// gives it back to this process's pool when it ends.
+///
+/// A pooled reader is taken again only while that is as safe as opening anew:
+/// - the path still names the very file it has open (device and inode; SQLite keeps the file
+///   open, so its inode number cannot be reused meanwhile), in this process (not a fork's child:
+///   SQLite connections do not survive fork());
+/// - the file still holds this build's schema version (asked again on every lease);
+/// - for a file opened `immutable=1` (read-only folder, no writer), the reasons it was still
+///   hold (folder not writable, no -shm: no writer connected) and the file is unchanged since
+///   (size, modification and change times, which were over a second old when it was opened,
+///   so any later write shows as a new time).
+/// Otherwise it is closed and a new one opened, with Cache(path, ReadOnly)'s checks and errors.
+/// A WAL reader sees every commit made since, as any long-lived SQLite connection does.
+class CacheReader {
+ public:
+  struct GiveBack {
+    void operator()(CacheReader* reader) const;
+  };
+  using Lease = std::unique_ptr<CacheReader, GiveBack>;
+
+  /// A reader of `path`: a pooled one (see above) or a new one. Throws CacheError as
+  /// Cache(path, Mode::ReadOnly) does.
+  [[nodiscard]] static Lease acquire(const std::string& path);
+  /// Closes the pooled readers not leased now (tests; the process's exit does the same).
+  static void close_idle();
+
+  /// The open cache, for other reads (a fallback's stored profile).
+  [[nodiscard]] const Cache& cache() const { return cache_; }
+  /// Whether this lease took an open connection from the pool rather than opening one.
+  [[nodiscard]] bool reused() const { return reused_; }
+
+  /// As Cache::winners_of() and Cache::winner(), with statements prepared once.
+  [[nodiscard]] std::vector<Winner> winners_of(const std::string& stencil_hash);
+  [[nodiscard]] std::optional<Winner> winner(const WinnerKey& key);
+
+  ~CacheReader();
+  CacheReader(const CacheReader&) = delete;
+  CacheReader& operator=(const CacheReader&) = delete;
+
+ private:
+  struct Impl;
+  explicit CacheReader(const std::string& path);
+  /// For a pooled reader: whether it may serve a lookup again (see above).
+  [[nodiscard]] bool still_good();
+  std::unique_ptr<Impl> impl_;  ///< before cache_: it stamps the file before the open
+  Cache cache_;
+  bool reused_ = false;
+  bool broken_ = false;  ///< a query threw: not pooled again
 };
 
 }  // namespace tbtune

@@ -226,6 +226,20 @@ int check_version(sqlite3* db, const std::string& path) {
   return version;
 }
 
+bool is_current(sqlite3* db) {
+  // check_version()'s conditions in one query: a table (not a view, and under this very name)
+  // called schema_version whose row 1 holds this build's version.
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, kCurrentVersionSql, -1, &s, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(s);
+    return false;
+  }
+  const bool current = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER &&
+                       sqlite3_column_int64(s, 0) == kSchemaVersion;
+  sqlite3_finalize(s);
+  return current;
+}
+
 void create_or_migrate(sqlite3* db, const std::string& path) {
   // The version is read again under the write lock: another process may have created or
   // migrated the file between our first look and BEGIN IMMEDIATE.

@@ -60,8 +60,10 @@ void enable_wal(sqlite3* db, const std::string& path, int timeout_ms) {
   }
 }
 
-Statement::Statement(sqlite3* db, const std::string& path, const char* sql) : db_(db), path_(path) {
-  const int rc = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
+Statement::Statement(sqlite3* db, const std::string& path, const char* sql, bool persistent)
+    : db_(db), path_(path) {
+  const int rc =
+      sqlite3_prepare_v3(db, sql, -1, persistent ? SQLITE_PREPARE_PERSISTENT : 0, &stmt_, nullptr);
   if (rc != SQLITE_OK) fail(db, path_, fmt::format("cannot prepare \"{}\"", sql), rc);
 }
 
@@ -103,6 +105,13 @@ bool Statement::step() {
 void Statement::run() {
   while (step()) {
   }
+}
+
+void Statement::reset() {
+  // sqlite3_reset repeats the last step's error, which step() has already thrown.
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  next_ = 1;
 }
 
 std::int64_t Statement::int64(int col) const { return sqlite3_column_int64(stmt_, col); }

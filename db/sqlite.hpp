@@ -27,8 +27,9 @@ void enable_wal(sqlite3* db, const std::string& path, int timeout_ms);
 /// One prepared statement, finalized on destruction. Parameters are bound by 1-based index.
 class Statement {
  public:
-  /// Prepares `sql`; throws CacheError.
-  Statement(sqlite3* db, const std::string& path, const char* sql);
+  /// Prepares `sql`; throws CacheError. `persistent`: the statement will be reset and run again
+  /// for the connection's life (SQLITE_PREPARE_PERSISTENT).
+  Statement(sqlite3* db, const std::string& path, const char* sql, bool persistent = false);
   ~Statement();
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -47,6 +48,9 @@ class Statement {
   [[nodiscard]] bool step();
   /// Steps a statement that returns no rows.
   void run();
+  /// Ends the current run and clears the bindings, so the statement can be bound and stepped
+  /// again (no new prepare).
+  void reset();
 
   [[nodiscard]] std::int64_t int64(int col) const;
   [[nodiscard]] int int32(int col) const;

@@ -1,5 +1,6 @@
 // lookup(): the stored winner for a problem on the current GPU; on a miss, why, and what the
-// miss policy serves instead. A hit opens the cache read-only, loads the CUBIN and compiles
+// miss policy serves instead. A hit reads the cache read-only (through the process's pooled
+// connection to it after the first lookup: CacheReader), loads the CUBIN and compiles
 // nothing (NVRTC stays unloaded); only a fallback compiles.
 #include <cstdio>
 #include <cstdlib>
@@ -133,17 +134,20 @@ Lookup run_lookup(const StencilSpec::Impl& spec, const LookupOptions& o) {
   const std::string asked = asked_text(problem, want);
 
   std::error_code ec;
-  std::optional<Cache> cache;
+  // The process's pooled read-only connection to this file when it has one, so a later lookup
+  // skips the open (CacheReader says when one is reused).
+  CacheReader::Lease cache;
   std::vector<Winner> winners;
   MatchResult m{MissReason::NoCache, std::nullopt};
   if (std::filesystem::exists(path, ec)) {
-    cache.emplace(path, Cache::Mode::ReadOnly);
+    cache = CacheReader::acquire(path);
     winners = cache->winners_of(problem.stencil.hash);  // no CUBIN read but the one served
     m = match(winners, want);
   }
   if (m.reason == MissReason::None) {
     auto w = cache->winner(*m.hit);
     if (!w) throw CacheError("cache '" + path + "': the winner vanished while being read", 0);
+    cache.reset();  // back to the pool before the CUBIN loads: another thread may look up
     Lookup l;
     l.source = KernelSource::Cache;
     l.message = fmt::format("hit: {} {} ({:.1f} GCells/s when tuned, {})", w->trial.strategy,
@@ -163,7 +167,7 @@ Lookup run_lookup(const StencilSpec::Impl& spec, const LookupOptions& o) {
                                  ? o.compile_cache_dir
                                  : (std::filesystem::path(path).parent_path() / "cubins").string();
   const FallbackContext ctx{problem, *device, cubins, spec.spec.text};
-  return serve_miss(o, policy, m.reason, ctx, path, cache ? &*cache : nullptr, winners, want, asked);
+  return serve_miss(o, policy, m.reason, ctx, path, cache ? &cache->cache() : nullptr, winners, want, asked);
 }
 
 }  // namespace
