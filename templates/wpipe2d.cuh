@@ -41,6 +41,15 @@ __device__ __forceinline__ constexpr int wp_gcd(int a, int b) { return b == 0 ? 
 // Iterations until the window's slot pattern repeats: G rows arrive per iteration into WP_WIN slots.
 constexpr int kWpPeriod = WP_WIN / wp_gcd(WP_G, WP_WIN);
 
+// Row groups in the conveyor ring of W warps: one per warp, TB_PF in flight from global memory
+// and the one being stored, rounded up to a power of two so that a group's slot is one AND
+// (the host's smem_bytes rounds alike).
+__device__ __forceinline__ constexpr int wp_ring_groups(int w) {
+  int m = 1;
+  while (m < w + TB_PF + 1) m *= 2;
+  return m;
+}
+
 // Copies one cell to shared memory asynchronously (cp.async); a cell outside the domain is not
 // read and becomes 0.
 __device__ __forceinline__ void wp_load_async(real* dst, const real* src, bool inside) {
@@ -63,16 +72,21 @@ struct WpBlock {
 // Keeps the boundary ring at its initial value for output row o of a level: a ring cell's
 // output is its input, which the level holds in its window (`held`, row o), so no load is
 // needed. Rows and columns outside the domain are treated alike or left as computed: an
-// interior cell never reads them. A warp-uniform test first: most rows of most tiles need nothing.
+// interior cell never reads them. Only the edge variant of the loop body (EDGE) tests at all:
+// the selects cost two instructions per cell and level in double, as many as the stencil's
+// own multiply-adds for a 5-point star.
+template <bool EDGE>
 __device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const real (&held)[TB_RX], real (&v)[TB_RX]) {
   constexpr int R = TB_RADIUS;
-  if (o < R || o >= b.ny - R) {
+  if constexpr (EDGE) {
+    if (o < R || o >= b.ny - R) {
 #pragma unroll
-    for (int i = 0; i < TB_RX; ++i) v[i] = held[i];
-  } else if (b.edge) {
+      for (int i = 0; i < TB_RX; ++i) v[i] = held[i];
+    } else if (b.edge) {
 #pragma unroll
-    for (int i = 0; i < TB_RX; ++i)
-      if ((b.ring_cols >> i) & 1u) v[i] = held[i];
+      for (int i = 0; i < TB_RX; ++i)
+        if ((b.ring_cols >> i) & 1u) v[i] = held[i];
+    }
   }
 }
 
@@ -124,7 +138,7 @@ __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
 // there; o: the level's first output row in this iteration.
-template <int TW, int PH>
+template <int TW, int PH, bool EDGE>
 __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
@@ -135,7 +149,7 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
       x[g][i] = TbStencil::tail(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
-    wp_keep_ring(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
+    wp_keep_ring<EDGE>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
   }
 }
 
@@ -144,7 +158,7 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 template <int W, int M>
 __device__ __forceinline__ void wp_load_group(const WpBlock& b, int q) {
   constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  real* dst = b.ring + (q % M) * CELLS;
+  real* dst = b.ring + (q & (M - 1)) * CELLS;
 #pragma unroll
   for (int n = 0; n < PER_THREAD; ++n) {
     const int c = threadIdx.x + n * W * 32;
@@ -162,7 +176,7 @@ __device__ __forceinline__ void wp_load_group(const WpBlock& b, int q) {
 template <int W, int M>
 __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0, int c0, int c1) {
   constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  const real* src = b.ring + wp_mod(q, M) * CELLS;
+  const real* src = b.ring + (q & (M - 1)) * CELLS;
 #pragma unroll
   for (int n = 0; n < PER_THREAD; ++n) {
     const int c = threadIdx.x + n * W * 32;
@@ -172,9 +186,9 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0
 }
 
 // One iteration k = k0 + PH.
-template <int W, int TW, int PH>
+template <int W, int TW, int PH, bool EDGE>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
-  constexpr int R = TB_RADIUS, RX = TB_RX, M = W + TB_PF + 1, DEPTH = W * TW;
+  constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), DEPTH = W * TW;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   wp_heads<TW, PH>(s);
   // Group k (warp 0's input) has landed; every warp has written the group it had.
@@ -183,7 +197,7 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   wp_load_group<W, M>(b, k + TB_PF);
   wp_store_group<W, M>(b, k - W, b.ys + (k - W) * WP_G - DEPTH * R, c0, c1);
   // This warp's group: in through its levels and back into the ring.
-  real* group = b.ring + wp_mod(k - warp, M) * (WP_G * WP_COLS);
+  real* group = b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS);
   real x[WP_G][RX];
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
@@ -192,25 +206,35 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
-  for (int j = 0; j < TW; ++j) wp_tail<TW, PH>(b, s, j, x, o - j * R);
+  for (int j = 0; j < TW; ++j) wp_tail<TW, PH, EDGE>(b, s, j, x, o - j * R);
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
 #pragma unroll
     for (int i = 0; i < RX; ++i) group[g * WP_COLS + lane * RX + i] = x[g][i];
 }
 
-template <int W, int TW, int PH>
+template <int W, int TW, int PH, bool EDGE>
 __device__ __forceinline__ void wp_period(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   if constexpr (PH < kWpPeriod) {
-    wp_iteration<W, TW, PH>(b, s, k0, c0, c1);
-    wp_period<W, TW, PH + 1>(b, s, k0, c0, c1);
+    wp_iteration<W, TW, PH, EDGE>(b, s, k0, c0, c1);
+    wp_period<W, TW, PH + 1, EDGE>(b, s, k0, c0, c1);
   }
+}
+
+// Whether any level computes a row of the boundary ring in the period from iteration k0: in
+// iteration k warp w's levels complete rows ys + (k - w)*G - (w*TW + j + 1)*R + g, so the
+// period's rows lie in [ys + (k0 - W)*G - DEPTH*R, ys + (k0 + kWpPeriod)*G).
+template <int W, int TW>
+__device__ __forceinline__ bool wp_period_meets_ring(const WpBlock& b, int k0) {
+  constexpr int R = TB_RADIUS, DEPTH = W * TW;
+  const int lo = b.ys + (k0 - W) * WP_G - DEPTH * R, hi = b.ys + (k0 + kWpPeriod) * WP_G;
+  return lo < R || hi > b.ny - R;
 }
 
 template <int W, int TW>
 __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
-  constexpr int R = TB_RADIUS, RX = TB_RX, DEPTH = W * TW, M = W + TB_PF + 1;
+  constexpr int R = TB_RADIUS, RX = TB_RX, DEPTH = W * TW, M = wp_ring_groups(W);
   constexpr int VALID_X = WP_COLS - 2 * DEPTH * R;
   const int lane = threadIdx.x & 31;
 
@@ -260,7 +284,19 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   }
 
   for (int q = 0; q < TB_PF; ++q) wp_load_group<W, M>(b, q);
-  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0>(b, s, k0, c0, c1);
+  // With TB_WP_SPLIT, two variants of the loop body: most periods of most tiles compute no cell
+  // of the boundary ring and run the one without its selects (the test is block-uniform, as the
+  // barrier needs). Without it (large bodies, where two would not fit the instruction cache),
+  // every period runs the one with the selects.
+  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) {
+    if constexpr (TB_WP_SPLIT) {
+      if (!b.edge && !wp_period_meets_ring<W, TW>(b, k0)) {
+        wp_period<W, TW, 0, false>(b, s, k0, c0, c1);
+        continue;
+      }
+    }
+    wp_period<W, TW, 0, true>(b, s, k0, c0, c1);
+  }
   __pipeline_wait_prior(0);
 }
 

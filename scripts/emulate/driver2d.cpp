@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     const bool full = steps - done >= D;
     const int depth = full ? D : 1, warps = full ? TB_WARPS : 1;
     const unsigned gx = unsigned((nx - 2 * R + cols - 2 * depth * R - 1) / (cols - 2 * depth * R));
-    const long smem = long(warps + TB_PF + 1) * TB_ROWS * cols * long(sizeof(real));
+    const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
     gridDim = {gx, segs, 1};
     blockDim = {unsigned(warps * 32), 1, 1};
     // Blocks one at a time, last segment first: a block that wrote rows of another would be

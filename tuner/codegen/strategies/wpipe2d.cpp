@@ -27,9 +27,14 @@ int tile_cols(int rx) { return 32 * rx; }
 int valid_x(int rx, int depth, int radius) { return tile_cols(rx) - 2 * depth * radius; }
 
 // The conveyor ring: a group per warp, the groups in flight from global memory, the one being
-// stored.
+// stored, rounded up to a power of two (the template's wp_ring_groups: a slot is then one AND).
+long ring_groups(int warps) {
+  long m = 1;
+  while (m < warps + kPrefetch + 1) m *= 2;
+  return m;
+}
 long smem_bytes(const Problem& p, int rx, int warps, int rows) {
-  return long(warps + kPrefetch + 1) * rows * tile_cols(rx) * dtype_bytes(p.dtype);
+  return ring_groups(warps) * rows * tile_cols(rx) * dtype_bytes(p.dtype);
 }
 
 // Rows per unrolled loop body: the window's slot pattern repeats after lcm(rows, 2R + rows)
@@ -42,6 +47,13 @@ constexpr long kMaxBody = 6000;
 long body_size(const Problem& p, int rx, int tw, int rows) {
   return body_rows(p, rows) * tw * rx * long(p.stencil.points.size());
 }
+
+// Up to this body size the kernel carries a second loop body without the boundary ring's
+// selects (TB_WP_SPLIT), for the periods that compute no ring cell. On the H100 (docs/bench-2d.md,
+// version 6) it gained 5-11% on j2d5pt, j2d9pt, j2ds9pt and j2d25pt (bodies of 210 to 1875
+// multiply-adds), and cost 43% on j2d49pt at rx 13 (4459): two such bodies overflow the
+// instruction cache.
+constexpr long kMaxSplitBody = 2000;
 
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
@@ -70,9 +82,9 @@ class Wpipe2d final : public Strategy {
     return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps";
   }
   bool supports(const Problem& p) const override { return p.dims() == 2; }
-  // This kernel (the conveyor ring, terms summed before the barrier) is checked in the CPU
-  // emulator (scripts/emulate/run2d.sh) but not yet measured on a GPU, so its model terms are
-  // not fitted: it is timed only when asked for. docs/bench-2d.md says what to measure.
+  // Measured on the H100 (docs/bench-2d.md, version 6), but its model terms are not fitted:
+  // measured / predicted spans 0.17 to 1.84, and the model's favourites (rx 15 to 18) run at
+  // 55-80% of the best (rx 6 or 7, two blocks per SM). It is timed only when asked for.
   bool in_model_search() const override { return false; }
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
@@ -151,7 +163,8 @@ class Wpipe2d final : public Strategy {
 
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
-                               {"TB_ROWS", k.at("rows")}, {"TB_PF", kPrefetch}, {"TB_BPS", k.at("bps")}},
+                               {"TB_ROWS", k.at("rows")}, {"TB_PF", kPrefetch}, {"TB_BPS", k.at("bps")},
+                               {"TB_WP_SPLIT", body_size(p, k.at("rx"), k.at("tw"), k.at("rows")) <= kMaxSplitBody}},
                            "wpipe2d.cuh");
   }
 
