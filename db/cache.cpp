@@ -1,5 +1,6 @@
 #include "db/cache.hpp"
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -397,14 +398,51 @@ constexpr std::size_t kIdleInAll = 8;
 struct Pool {
   std::mutex mutex;
   std::vector<std::unique_ptr<CacheReader>> idle;  ///< oldest first
+  bool fork_safe = false;  ///< the fork handlers below are registered; else nothing is pooled
 };
+
+/// Set once, by pool(), before the fork handlers are registered; they use it rather than pool(),
+/// whose first call might be under way in another thread when a process forks.
+Pool* g_pool = nullptr;
+
+/// fork() safety. A fork copies only the calling thread: had another thread held the pool's
+/// mutex at that moment, the child's copy would stay locked forever and its first lookup would
+/// hang. So fork() waits for the mutex (prepare) and both sides release it; the child, which
+/// must not use its parent's connections (SQLite connections do not survive fork(): their POSIX
+/// locks stay with the parent), starts with an empty pool. Its parent's readers are forgotten,
+/// not closed: closing one could act on the parent's locks, -wal and -shm from stale
+/// bookkeeping. That leaks a few KB per pooled reader in the child, once. The handlers allocate
+/// and free nothing. A lease out at the fork is the forking thread's (other threads do not exist
+/// in the child) and is dropped unclosed when it ends there (Impl::pid). The pool's lock is only
+/// held for a few vector operations and never around SQLite calls, so prepare waits at most
+/// that long.
+void lock_pool_for_fork() { g_pool->mutex.lock(); }
+void unlock_pool_in_parent() { g_pool->mutex.unlock(); }
+void reset_pool_in_child() {
+  // The forking thread took the lock in prepare, and it is the child's only thread: unlocking
+  // is that owner's unlock.
+  for (auto& r : g_pool->idle) (void)r.release();
+  g_pool->idle.clear();  // destroys empty pointers only; the buffer is kept
+  g_pool->mutex.unlock();
+}
 
 /// Never destroyed: a lease may end during the process's exit, after static destructors ran.
 /// The OS closes the idle connections at exit; a read-only connection has nothing to write.
 Pool& pool() {
-  static Pool* p = new Pool;
+  static Pool* const p = [] {
+    auto* q = new Pool;
+    g_pool = q;
+    // Fails only for lack of memory; then lookups work unpooled (open anew each time).
+    q->fork_safe =
+        ::pthread_atfork(lock_pool_for_fork, unlock_pool_in_parent, reset_pool_in_child) == 0;
+    return q;
+  }();
   return *p;
 }
+
+/// Made while the program starts, before it has threads: a fork while another thread is inside
+/// pool()'s first call would leave the child waiting on that call's static-init guard.
+[[maybe_unused]] const Pool& g_pool_at_start = pool();
 
 }  // namespace
 
@@ -459,9 +497,10 @@ CacheReader::~CacheReader() {
 }
 
 CacheReader::Lease CacheReader::acquire(const std::string& path) {
+  Pool& p = pool();
+  if (!p.fork_safe) return Lease(new CacheReader(path));
   std::unique_ptr<CacheReader> found;
   {
-    Pool& p = pool();
     const std::lock_guard<std::mutex> lock(p.mutex);
     for (auto it = p.idle.rbegin(); it != p.idle.rend(); ++it) {
       if ((*it)->cache_.path_ != path) continue;
@@ -472,8 +511,9 @@ CacheReader::Lease CacheReader::acquire(const std::string& path) {
   }
   if (found) {
     if (found->impl_->pid != ::getpid()) {
-      // Made by the parent of this forked process: its locks are the parent's. Left unclosed,
-      // as closing it here could touch state the parent still uses.
+      // Made by the parent of this forked process (the fork handlers empty a child's pool, so
+      // this is a second line of defence): its locks are the parent's. Left unclosed, as
+      // closing it here could touch state the parent still uses.
       (void)found.release();
     } else if (found->still_good()) {
       found->reused_ = true;
@@ -509,7 +549,7 @@ void CacheReader::GiveBack::operator()(CacheReader* reader) const {
     (void)r.release();  // a forked child's copy of its parent's connection: see acquire()
     return;
   }
-  if (r->broken_ || !r->impl_->poolable) return;
+  if (r->broken_ || !r->impl_->poolable || !pool().fork_safe) return;
   r->reused_ = false;
   std::vector<std::unique_ptr<CacheReader>> closing;  // closed after the lock is released
   {
@@ -532,6 +572,8 @@ void CacheReader::GiveBack::operator()(CacheReader* reader) const {
     }
   }
 }
+
+std::unique_lock<std::mutex> CacheReader::hold_pool() { return std::unique_lock(pool().mutex); }
 
 void CacheReader::close_idle() {
   std::vector<std::unique_ptr<CacheReader>> closing;

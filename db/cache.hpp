@@ -5,6 +5,7 @@
 /// several processes on one node can share a file; a failed write leaves nothing half done.
 #include <array>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -181,6 +182,10 @@ class Cache {
 ///   (size, modification and change times, which were over a second old when it was opened,
 ///   so any later write shows as a new time).
 /// Otherwise it is closed and a new one opened, with Cache(path, ReadOnly)'s checks and errors.
+/// A fork() never leaves the child's pool locked: it waits while another thread is inside the
+/// pool (a few vector operations, never an SQLite call), and the child starts with an empty pool
+/// (its parent's connections are forgotten there, not closed), so its first lookup opens anew.
+/// (SQLite's own mutexes are SQLite's: docs/api.md, "fork() and lookups".)
 /// A WAL reader sees every commit made since, as any long-lived SQLite connection does.
 class CacheReader {
  public:
@@ -192,8 +197,12 @@ class CacheReader {
   /// A reader of `path`: a pooled one (see above) or a new one. Throws CacheError as
   /// Cache(path, Mode::ReadOnly) does.
   [[nodiscard]] static Lease acquire(const std::string& path);
-  /// Closes the pooled readers not leased now (tests; the process's exit does the same).
+  /// Closes the pooled readers not leased now, so that the next lookup of each file is a
+  /// process's first again (tests and benchmarks; the process's exit does the same).
   static void close_idle();
+  /// Tests only: holds the pool's lock, as acquire() and a lease's end do for a moment, while
+  /// the returned lock lives (e.g. to fork() while another thread is inside the pool).
+  [[nodiscard]] static std::unique_lock<std::mutex> hold_pool();
 
   /// The open cache, for other reads (a fallback's stored profile).
   [[nodiscard]] const Cache& cache() const { return cache_; }

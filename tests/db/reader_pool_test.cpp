@@ -1,17 +1,23 @@
 // CacheReader, the pooled read-only connections of lookups (issue 20): a later lookup reuses
 // the connection only while that is as safe as opening anew. It sees what a writer commits
 // meanwhile; a replaced file, a changed schema version, a fork and (for a cache opened immutable)
-// any change to the file or to the reasons it was opened immutable make it open anew.
+// any change to the file or to the reasons it was opened immutable make it open anew. A fork while
+// another thread is inside the pool does not hang the child.
+#include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -150,6 +156,64 @@ TEST_F(ReaderPool, AForkedChildOpensItsOwn) {
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(look(), std::make_pair(std::size_t(1), true));  // the parent's is still good
+}
+
+/// fork() while another thread is inside the pool (holding its lock): the child's first lookup
+/// must not wait for a lock that no thread of the child will ever release. Without the pool's
+/// fork handlers the fork happens at once and the child hangs: the parent then kills it and the
+/// test fails. With them, fork() waits until the holder lets go (here after 300 ms, or at once
+/// once the parent is back from fork(), whichever comes first) and the child starts with an
+/// empty pool.
+TEST_F(ReaderPool, AForkWhileAnotherThreadHoldsThePoolDoesNotHangTheChild) {
+  add_winner(db_, 9);
+  (void)look();  // the parent has a pooled connection, which the child must not take
+  std::mutex m;
+  std::condition_variable cv;
+  bool held = false, forked = false;
+  std::thread holder([&] {
+    auto lock = CacheReader::hold_pool();
+    std::unique_lock<std::mutex> l(m);
+    held = true;
+    cv.notify_all();
+    cv.wait_for(l, std::chrono::milliseconds(300), [&] { return forked; });
+  });
+  {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return held; });
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    int rc = 3;
+    try {
+      rc = look() == std::make_pair(std::size_t(1), false) ? 0 : 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+    }
+    ::_exit(rc);
+  }
+  {
+    const std::lock_guard<std::mutex> l(m);
+    forked = true;
+  }
+  cv.notify_all();
+  holder.join();
+  ASSERT_GT(pid, 0);
+  // Wait for the child at most 10 s (it needs milliseconds), then kill it: a regression fails
+  // here rather than hanging the test suite.
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 1000 && done == 0; ++i) {
+    done = ::waitpid(pid, &status, WNOHANG);
+    if (done == 0) ::usleep(10000);
+  }
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "the child's lookup hung (the pool's lock was copied locked)";
+  }
+  ASSERT_EQ(done, pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_EQ(look(), std::make_pair(std::size_t(1), true));  // the parent's is still good
 }
