@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""How well the model ranks wpipe2d's measured candidates (docs/bench-2d.md, "The model is not
+fitted"): per stencil, the best measured GCells/s, the best among the 8 and 16 measured candidates
+the model ranks highest, Spearman's rho between predicted and measured, and the model's top 8 over
+the whole space with the measured figure of each (or - where it was never timed).
+
+Usage: scripts/wpipe2d-model-check.py [TBTUNE] [CSV] [VERSION ...]
+  TBTUNE   the tbtune binary (default build/tbtune)
+  CSV      trials as docs/data/wpipe2d-h100-v5-v6.csv holds them (default that file)
+  VERSION  the CSV's versions to use (default: every version but 5)
+"""
+import collections
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOMAIN = {"j2d5pt": "11616x11616", "j2d9pt": "9504x9504", "j2ds9pt": "9504x9504",
+          "j2d25pt": "8448x8448", "j2d49pt": "9504x9504"}  # FastStencil's, as measured
+KEYS = ("rx", "warps", "tw", "rows", "bps")
+
+
+def ranking(tbtune, stencil, top):
+    out = subprocess.run([tbtune, "model", str(ROOT / "configs" / f"{stencil}.yaml"), "--domain",
+                          DOMAIN[stencil], "--steps", "1000", "--strategy", "wpipe2d", "--top", str(top),
+                          "--json"], capture_output=True, text=True, check=True).stdout
+    return [(tuple(c["params"][k] for k in KEYS), c["PP_gcells"]) for c in json.loads(out)["candidates"]]
+
+
+def main():
+    tbtune = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "build" / "tbtune")
+    path = sys.argv[2] if len(sys.argv) > 2 else str(ROOT / "docs" / "data" / "wpipe2d-h100-v5-v6.csv")
+    versions = set(sys.argv[3:])
+    measured = collections.defaultdict(dict)
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if (r["version"] not in versions) if versions else r["version"] == "5":
+                continue
+            if float(r["gcells"]) > 0:
+                k = tuple(int(r[x]) for x in KEYS)
+                measured[r["stencil"]][k] = max(measured[r["stencil"]].get(k, 0.0), float(r["gcells"]))
+    for stencil, meas in sorted(measured.items()):
+        pred = dict(ranking(tbtune, stencil, 100000))
+        ks = [k for k in meas if k in pred]
+        if len(ks) < 2:
+            continue
+        best = max(meas[k] for k in ks)
+        by_pred = sorted(ks, key=lambda k: -pred[k])
+        by_meas = sorted(ks, key=lambda k: -meas[k])
+        rank_p = {k: i for i, k in enumerate(by_pred)}
+        rank_m = {k: i for i, k in enumerate(by_meas)}
+        n = len(ks)
+        rho = 1 - 6 * sum((rank_p[k] - rank_m[k]) ** 2 for k in ks) / (n * (n * n - 1))
+        top8, top16 = max(meas[k] for k in by_pred[:8]), max(meas[k] for k in by_pred[:16])
+        print(f"{stencil}: {n} measured, best {best:.1f}; model's top 8 of them {top8:.1f} "
+              f"({100 * top8 / best:.1f}%), top 16 {100 * top16 / best:.1f}%; rho {rho:.2f}")
+        print("  model's top 8 of the space (rx, warps, tw, rows, bps: predicted / measured):")
+        for k, pp in ranking(tbtune, stencil, 8)[:8]:
+            print(f"    {k}: {pp:.0f} / {meas[k]:.1f}" if k in meas else f"    {k}: {pp:.0f} / -")
+
+
+if __name__ == "__main__":
+    main()
