@@ -3,7 +3,7 @@
 # machine: the GPU tests of every 2D spec (every strategy against the naive kernel), then, per 2D
 # config on FastStencil's H100 domain, double, 1000 steps: a wpipe2d tune of the model's best 16
 # and an exhaustive wpipe2d tune at 8 warps, 1 row, 1 block per SM (FastStencil's shape), each
-# winner verified; every trial's JSON goes to OUT_DIR for refitting the model.
+# winner verified; every trial's JSON goes to OUT_DIR (one tarball) for refitting the model.
 # Usage: [SPECS="j2d5pt ..."] [MODES="model exhaustive"] [TESTS=0]
 #        scripts/wpipe2d-gpu-check.sh [BUILD_DIR] [OUT_DIR]   (pack with scripts/pack-gpu.sh)
 # SPECS, MODES: a part of the run (default all); TESTS=0 skips the GPU tests. OUT_DIR gets one
@@ -26,6 +26,7 @@ for x in t[:5]: print(" ", x["params"], round(x["gcells"],1), x["status"], x["re
 }
 json=$(mktemp -d)
 for s in ${SPECS:-j2d5pt j2d9pt j2ds9pt j2d25pt j2d49pt}; do
+  [[ -v domain[$s] ]] || { echo "$s: no FastStencil domain known; skipped"; continue; }
   for mode in ${MODES:-model exhaustive}; do
     args=(--strategy wpipe2d --top 16 --within 0)
     [ "$mode" = exhaustive ] && args=(--strategy wpipe2d --search exhaustive --param warps=8 --param rows=1 --param bps=1)

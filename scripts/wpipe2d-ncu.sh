@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Nsight Compute on wpipe2d candidates (docs/bench-2d.md): per candidate the launch, occupancy,
-# scheduler, warp-state, instruction and source (SASS) sections of its first tb_full launches,
-# 32 steps on FastStencil's domain, clocks left alone. Reports and CSV pages go to OUT_DIR as
-# one tarball. One launch per launch configuration: the naive reference (256 threads, no shared
-# memory) comes first, then the candidate.
+# speed-of-light, scheduler, warp-state, instruction, compute and memory workload and source
+# (SASS) sections of its first tb_full launches, 32 steps on FastStencil's domain, clocks left
+# alone. Reports and CSV pages go to OUT_DIR as one tarball. One launch per launch
+# configuration: the naive reference (256 threads, no shared memory) comes first, then the
+# candidate.
 # Usage: scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
 #   PARAMS as rx=7,tw=2,warps=8,rows=1,bps=1
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
 shift 2
+mkdir -p "$out"
 work=$(mktemp -d)
 for c in "$@"; do
   IFS=: read -r spec domain params <<<"$c"

@@ -19,7 +19,7 @@
 // before the barrier, while other warps catch up; after it only the newest rows' terms remain
 // (TbStencil::tail). Any other stencil is evaluated whole after the barrier.
 // The window's register slots are indexed by the row modulo their count; the main loop is
-// unrolled over one period of that index (WpShape::kPeriod iterations), so every register
+// unrolled over one period of that index (kWpPeriod iterations), so every register
 // index is a compile-time constant and no row is ever moved between registers.
 //
 // Columns: the tile overlaps its neighbours by DEPTH*R columns per side (each level's strip ends

@@ -83,8 +83,8 @@ class Wpipe2d final : public Strategy {
   }
   bool supports(const Problem& p) const override { return p.dims() == 2; }
   // Measured on the H100 (docs/bench-2d.md, version 6), but its model terms are not fitted:
-  // measured / predicted spans 0.17 to 1.84, and the model's favourites (rx 15 to 18) run at
-  // 55-80% of the best (rx 6 or 7, two blocks per SM). It is timed only when asked for.
+  // measured / predicted spans 0.17 to 1.85, and the model's favourites (rx 13 to 18) run at
+  // 61-81% of the best (mostly rx 6 or 7, two blocks per SM). It is timed only when asked for.
   bool in_model_search() const override { return false; }
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
