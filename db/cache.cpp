@@ -586,24 +586,25 @@ void CacheReader::close_idle() {
     if (r->impl_->pid != ::getpid()) (void)r.release();
 }
 
-std::vector<Winner> CacheReader::winners_of(const std::string& stencil_hash) {
+// Runs `read` on the prepared statement `s`, reset afterwards; a reader whose query threw is
+// not pooled again.
+template <class Read>
+auto CacheReader::query(Statement& s, Read read) {
   try {
-    const ResetAfter reset{*impl_->list};
-    return list_winners(*impl_->list, cache_.path_, stencil_hash);
+    const ResetAfter reset{s};
+    return read(s);
   } catch (...) {
     broken_ = true;
     throw;
   }
 }
 
+std::vector<Winner> CacheReader::winners_of(const std::string& stencil_hash) {
+  return query(*impl_->list, [&](Statement& s) { return list_winners(s, cache_.path_, stencil_hash); });
+}
+
 std::optional<Winner> CacheReader::winner(const WinnerKey& key) {
-  try {
-    const ResetAfter reset{*impl_->one};
-    return find_winner(*impl_->one, cache_.path_, key);
-  } catch (...) {
-    broken_ = true;
-    throw;
-  }
+  return query(*impl_->one, [&](Statement& s) { return find_winner(s, cache_.path_, key); });
 }
 
 }  // namespace tbtune

@@ -17,6 +17,9 @@
 #include "tuner/spec/stencil.hpp"
 
 struct sqlite3;
+namespace tbtune::db {
+class Statement;
+}
 
 namespace tbtune {
 
@@ -225,6 +228,8 @@ class CacheReader {
   std::unique_ptr<Impl> impl_;  ///< before cache_: it stamps the file before the open
   Cache cache_;
   bool reused_ = false;
+  template <class Read>
+  auto query(db::Statement& s, Read read);
   bool broken_ = false;  ///< a query threw: not pooled again
 };
 
