@@ -120,7 +120,10 @@ for t in "${targets[@]}"; do
     status=1
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s+=$1} END {print s+0}')
-  echo "fuzz: $t: $execs executions, corpus $(find "$corpus" -type f | wc -l) files," \
-       "$(du -sk "$corpus" | cut -f1) KB, $(($(date +%s) - start))s in all"
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | awk '{s+=$1} END {print s+0}')
+  rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | awk '$1>m {m=$1} END {print m+0}')
+  echo "fuzz: $t: $execs executions ($rate/s, peak RSS $rss MB), corpus folder" \
+       "$(find "$corpus" -type f | wc -l) files, $(du -sk "$corpus" | cut -f1) KB," \
+       "$(($(date +%s) - start))s in all"
 done
 exit $status

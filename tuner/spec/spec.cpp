@@ -20,17 +20,19 @@ constexpr const char* kKeys[] = {"name",   "dims",   "dtype", "expr",    "points
 
 /// Levenshtein distance with adjacent transpositions ("stpes" is one edit from "steps").
 int edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = static_cast<int>(i);
-  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = static_cast<int>(j);
+  const std::size_t w = b.size() + 1;
+  std::vector<int> d((a.size() + 1) * w);  // row i, column j at d[i * w + j]
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = static_cast<int>(i);
+  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = static_cast<int>(j);
   for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      int& x = d[i * w + j];
+      x = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
+                    d[(i - 1) * w + j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        x = std::min(x, d[(i - 2) * w + j - 2] + 1);
     }
-  return d[a.size()][b.size()];
+  return d[a.size() * w + b.size()];
 }
 
 bool is_identifier(const std::string& s) {
@@ -130,6 +132,10 @@ class Reader {
       int best_d = 3;
       for (const char* known : kKeys) {
         msg += std::string(known == kKeys[0] ? " " : ", ") + known;
+        // The distance is at least the difference in length, so a long key is not compared.
+        const std::size_t n = std::string_view(known).size();
+        if ((key.size() > n ? key.size() - n : n - key.size()) >= static_cast<std::size_t>(best_d))
+          continue;
         if (const int d = edit_distance(key, known); d < best_d) best_d = d, best = known;
       }
       msg += ")";

@@ -3,6 +3,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -45,11 +46,18 @@ std::string read_bounded(const std::string& path, std::size_t max_bytes, std::st
     throw Error("cannot read '" + path + "': " + std::strerror(EISDIR));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  // One byte past the limit, never more.
-  std::string text(max_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // One byte past the limit, never more; in chunks, so that a small file (the usual case) does
+  // not cost a zeroed buffer of the limit's size.
+  constexpr std::size_t kChunk = 64 * 1024;
+  std::string text;
+  while (text.size() <= max_bytes) {
+    const std::size_t have = text.size();
+    text.resize(have + std::min(kChunk, max_bytes + 1 - have));
+    in.read(text.data() + have, static_cast<std::streamsize>(text.size() - have));
+    text.resize(have + static_cast<std::size_t>(in.gcount()));
+    if (!in) break;
+  }
   if (in.bad()) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > max_bytes)
     throw Error("cannot read '" + path + "': larger than " + std::to_string(max_bytes) +
                 " bytes, the most a " + std::string(what) + " may have");
