@@ -8,7 +8,7 @@
 // Time is pipelined across the block's W warps through one shared-memory ring of row groups,
 // a conveyor: in iteration k, warp w takes group k - w from the ring, advances its rows TW
 // steps in registers (levels w*TW + 1 .. (w+1)*TW) and writes them back into the same group,
-// where warp w + 1 takes them in iteration k + 1. cp.async fills group k + TB_PF with input
+// where warp w + 1 takes them in iteration k + 1. cp.async fills group k + PF (wp_prefetch) with input
 // rows; after warp W - 1 has written group k - W, the whole block copies its valid part to
 // global memory, coalesced. So a row passes DEPTH = W*TW steps per pass and only the input and
 // the output touch global memory.
@@ -41,14 +41,19 @@ __device__ __forceinline__ constexpr int wp_gcd(int a, int b) { return b == 0 ? 
 // Iterations until the window's slot pattern repeats: G rows arrive per iteration into WP_WIN slots.
 constexpr int kWpPeriod = WP_WIN / wp_gcd(WP_G, WP_WIN);
 
-// Row groups in the conveyor ring of W warps: one per warp, TB_PF in flight from global memory
-// and the one being stored, rounded up to a power of two so that a group's slot is one AND
-// (the host's smem_bytes rounds alike).
+// Row groups in the conveyor ring of W warps: one per warp, at least TB_PF_MIN in flight from
+// global memory and the one being stored, rounded up to a power of two so that a group's slot
+// is one AND (the host's smem_bytes rounds alike).
 __device__ __forceinline__ constexpr int wp_ring_groups(int w) {
   int m = 1;
-  while (m < w + TB_PF + 1) m *= 2;
+  while (m < w + TB_PF_MIN + 1) m *= 2;
   return m;
 }
+
+// Row groups cp.async loads ahead of the one warp 0 takes: every slot the rounding left spare,
+// so the loads have as many iterations as the ring can give to arrive, at no cost in shared
+// memory.
+__device__ __forceinline__ constexpr int wp_prefetch(int w) { return wp_ring_groups(w) - w - 1; }
 
 // Copies one cell to shared memory asynchronously (cp.async); a cell outside the domain is not
 // read and becomes 0.
@@ -188,13 +193,13 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0
 // One iteration k = k0 + PH.
 template <int W, int TW, int PH, bool EDGE>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
-  constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), DEPTH = W * TW;
+  constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   wp_heads<TW, PH>(s);
   // Group k (warp 0's input) has landed; every warp has written the group it had.
-  __pipeline_wait_prior(TB_PF - 1);
+  __pipeline_wait_prior(PF - 1);
   __syncthreads();
-  wp_load_group<W, M>(b, k + TB_PF);
+  wp_load_group<W, M>(b, k + PF);
   wp_store_group<W, M>(b, k - W, b.ys + (k - W) * WP_G - DEPTH * R, c0, c1);
   // This warp's group: in through its levels and back into the ring.
   real* group = b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS);
@@ -283,7 +288,7 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
       for (int i = 0; i < RX; ++i) s.acc[j][g][i] = real(0);
   }
 
-  for (int q = 0; q < TB_PF; ++q) wp_load_group<W, M>(b, q);
+  for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, q);
   // With TB_WP_SPLIT, two variants of the loop body: most periods of most tiles compute no cell
   // of the boundary ring and run the one without its selects (the test is block-uniform, as the
   // barrier needs). Without it (large bodies, where two would not fit the instruction cache),

@@ -20,8 +20,9 @@
 namespace tbtune {
 namespace {
 
-// Row groups cp.async loads ahead of the group warp 0 takes (TB_PF in the template).
-constexpr int kPrefetch = 2;
+// The fewest row groups cp.async loads ahead of the group warp 0 takes (TB_PF_MIN in the
+// template, which prefetches into every slot the ring's rounding leaves spare: wp_prefetch).
+constexpr int kMinPrefetch = 2;
 
 int tile_cols(int rx) { return 32 * rx; }
 int valid_x(int rx, int depth, int radius) { return tile_cols(rx) - 2 * depth * radius; }
@@ -30,7 +31,7 @@ int valid_x(int rx, int depth, int radius) { return tile_cols(rx) - 2 * depth * 
 // stored, rounded up to a power of two (the template's wp_ring_groups: a slot is then one AND).
 long ring_groups(int warps) {
   long m = 1;
-  while (m < warps + kPrefetch + 1) m *= 2;
+  while (m < warps + kMinPrefetch + 1) m *= 2;
   return m;
 }
 long smem_bytes(const Problem& p, int rx, int warps, int rows) {
@@ -163,7 +164,7 @@ class Wpipe2d final : public Strategy {
 
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
-                               {"TB_ROWS", k.at("rows")}, {"TB_PF", kPrefetch}, {"TB_BPS", k.at("bps")},
+                               {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
                                {"TB_WP_SPLIT", body_size(p, k.at("rx"), k.at("tw"), k.at("rows")) <= kMaxSplitBody}},
                            "wpipe2d.cuh");
   }
