@@ -97,6 +97,17 @@ TEST_F(SweepTest, SpecDefaultsAndDuplicatesOnce) {
   EXPECT_EQ(problems[0].problem.domain[0], spec.domain[0]);
 }
 
+TEST_F(SweepTest, GlobSkipsMatchesWhoseStatusCannotBeRead) {
+  // A symlink loop: its status is ELOOP. Found by the sweep fuzz target ("specs: /*/**/*" met
+  // /proc/1/cwd, EACCES): std::filesystem::filesystem_error escaped load_sweep.
+  fs::create_symlink("j2d5pt_loop.yaml", dir_ / "j2d5pt_loop.yaml");
+  const SweepFile f = load_sweep(write("specs: 'j2d5*.yaml'\n"));
+  ASSERT_EQ(f.specs.size(), 1u);
+  EXPECT_EQ(fs::path(f.specs[0]).filename(), "j2d5pt.yaml");
+  expect_error([&] { (void)load_sweep(write("specs: 'j2d5pt_l*.yaml'\n")); }, "sweep_test.yaml:1:8",
+               "matches no file");
+}
+
 TEST_F(SweepTest, BadFilesSayWhere) {
   expect_error([&] { (void)load_sweep(write("specs: [j2d5pt.yaml]\nstpes: [1]\n")); },
                "sweep_test.yaml:2:1:", "unknown key 'stpes'");

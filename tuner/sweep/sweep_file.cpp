@@ -97,7 +97,13 @@ class Reader {
     std::vector<std::string> out;
     for (std::size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
     ::globfree(&g);
-    out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& s) { return !fs::is_regular_file(s); }),
+    // Without an error_code, a match whose status cannot be read (a symlink loop, /proc/1/cwd)
+    // threw std::filesystem::filesystem_error out of load_sweep. Such a match is no spec file.
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [](const std::string& s) {
+                               std::error_code ec;
+                               return !fs::is_regular_file(s, ec);
+                             }),
               out.end());
     if (out.empty()) fail(n.Mark(), shown(n) + " matches no file (paths are relative to the sweep file)");
     std::sort(out.begin(), out.end());
