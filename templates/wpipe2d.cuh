@@ -28,6 +28,13 @@
 // Cells of the boundary ring keep their initial value at every level (each level copies them
 // from its input); what cells outside the domain hold does not matter, as no interior cell
 // reads them. The input ring's copies outside the domain are zero-filled.
+//
+// The boundary ring without per-cell selects: the first tile starts its valid columns at R and
+// the last ends them at nx - R (tiles in between are clamped so that none reaches a ring
+// column), so the ring's columns sit at the same lanes and cells in every first and every last
+// tile, known at compile time: a few predicated copies per row, not a select per cell. A ring
+// row is the same for every lane (one uniform branch per row). The host keeps the interior at
+// least one tile wide, so no tile holds both sides.
 
 #include <cuda_pipeline_primitives.h>
 
@@ -67,31 +74,35 @@ struct WpBlock {
   real* out;
   int nx, ny;
   int gx0;           // the tile's first column
-  int gx;            // global column of this lane's cell 0
   int ys, y0, y1;    // first streamed row, output rows [y0, y1)
-  bool edge;          // the tile has columns of the boundary ring or outside the domain
-  unsigned ring_cols;  // bit i: cell i is a column of the boundary ring
-  real* ring;         // the conveyor: M groups of G rows of WP_COLS cells
+  bool left, right;  // the first tile (the ring's left columns) or the last (its right ones)
+  int lane;
+  real* ring;        // the conveyor: M groups of G rows of WP_COLS cells
 };
 
 // Keeps the boundary ring at its initial value for output row o of a level: a ring cell's
 // output is its input, which the level holds in its window (`held`, row o), so no load is
-// needed. Rows and columns outside the domain are treated alike or left as computed: an
-// interior cell never reads them. Only the edge variant of the loop body (EDGE) tests at all:
-// the selects cost two instructions per cell and level in double, as many as the stencil's
-// own multiply-adds for a 5-point star.
-template <bool EDGE>
+// needed. Rows outside the domain are treated alike and columns outside it are left as
+// computed: an interior cell never reads them. The ring's columns are at tile offsets
+// DEPTH*R - R .. DEPTH*R - 1 in the first tile and WP_COLS - DEPTH*R .. + R - 1 in the last
+// (wp_tile_c0), so each is one constant cell of one lane.
+template <int DEPTH>
 __device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const real (&held)[TB_RX], real (&v)[TB_RX]) {
-  constexpr int R = TB_RADIUS;
-  if constexpr (EDGE) {
-    if (o < R || o >= b.ny - R) {
+  constexpr int R = TB_RADIUS, RX = TB_RX;
+  if (o < R || o >= b.ny - R) {
 #pragma unroll
-      for (int i = 0; i < TB_RX; ++i) v[i] = held[i];
-    } else if (b.edge) {
+    for (int i = 0; i < RX; ++i) v[i] = held[i];
+    return;
+  }
+  if (b.left) {
 #pragma unroll
-      for (int i = 0; i < TB_RX; ++i)
-        if ((b.ring_cols >> i) & 1u) v[i] = held[i];
-    }
+    for (int c = DEPTH * R - R; c < DEPTH * R; ++c)
+      if (b.lane == c / RX) v[c % RX] = held[c % RX];
+  }
+  if (b.right) {
+#pragma unroll
+    for (int c = WP_COLS - DEPTH * R; c < WP_COLS - DEPTH * R + R; ++c)
+      if (b.lane == c / RX) v[c % RX] = held[c % RX];
   }
 }
 
@@ -143,7 +154,7 @@ __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
 // there; o: the level's first output row in this iteration.
-template <int TW, int PH, bool EDGE>
+template <int DEPTH, int TW, int PH>
 __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
@@ -154,7 +165,7 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
       x[g][i] = TbStencil::tail(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
-    wp_keep_ring<EDGE>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
+    wp_keep_ring<DEPTH>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
   }
 }
 
@@ -191,7 +202,7 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0
 }
 
 // One iteration k = k0 + PH.
-template <int W, int TW, int PH, bool EDGE>
+template <int W, int TW, int PH>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -211,29 +222,31 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
-  for (int j = 0; j < TW; ++j) wp_tail<TW, PH, EDGE>(b, s, j, x, o - j * R);
+  for (int j = 0; j < TW; ++j) wp_tail<DEPTH, TW, PH>(b, s, j, x, o - j * R);
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
 #pragma unroll
     for (int i = 0; i < RX; ++i) group[g * WP_COLS + lane * RX + i] = x[g][i];
 }
 
-template <int W, int TW, int PH, bool EDGE>
+template <int W, int TW, int PH>
 __device__ __forceinline__ void wp_period(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   if constexpr (PH < kWpPeriod) {
-    wp_iteration<W, TW, PH, EDGE>(b, s, k0, c0, c1);
-    wp_period<W, TW, PH + 1, EDGE>(b, s, k0, c0, c1);
+    wp_iteration<W, TW, PH>(b, s, k0, c0, c1);
+    wp_period<W, TW, PH + 1>(b, s, k0, c0, c1);
   }
 }
 
-// Whether any level computes a row of the boundary ring in the period from iteration k0: in
-// iteration k warp w's levels complete rows ys + (k - w)*G - (w*TW + j + 1)*R + g, so the
-// period's rows lie in [ys + (k0 - W)*G - DEPTH*R, ys + (k0 + kWpPeriod)*G).
-template <int W, int TW>
-__device__ __forceinline__ bool wp_period_meets_ring(const WpBlock& b, int k0) {
-  constexpr int R = TB_RADIUS, DEPTH = W * TW;
-  const int lo = b.ys + (k0 - W) * WP_G - DEPTH * R, hi = b.ys + (k0 + kWpPeriod) * WP_G;
-  return lo < R || hi > b.ny - R;
+// The first valid column of tile t of `tiles` (valid width VALID_X, overlap DEPTH*R per side):
+// the first tile starts at R and the last ends at nx - R, so the ring's columns are at fixed
+// offsets in both; the ones between follow at VALID_X apart, clamped so that none reaches
+// column nx - R. Tiles may overlap near the right end; each writes only from where the one
+// before it ends.
+template <int VALID_X, int DR>
+__device__ __forceinline__ int wp_tile_c0(int t, int tiles, int nx) {
+  constexpr int R = TB_RADIUS;
+  if (t == tiles - 1) return nx - R - VALID_X;
+  return t == 0 ? R : min(R + t * VALID_X, nx - R - DR - VALID_X);
 }
 
 template <int W, int TW>
@@ -248,18 +261,14 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   b.out = out;
   b.nx = nx;
   b.ny = ny;
-  // Columns: the block's valid output columns [c0, c1) and this lane's strip.
-  const int c0 = R + blockIdx.x * VALID_X;
-  const int c1 = min(c0 + VALID_X, nx - R);
+  // Columns: the tile's valid columns from c0, of which it writes [lo, c1).
+  const int t = blockIdx.x, tiles = gridDim.x;
+  const int c0 = wp_tile_c0<VALID_X, DEPTH * R>(t, tiles, nx), c1 = c0 + VALID_X;
+  const int lo = t == 0 ? c0 : wp_tile_c0<VALID_X, DEPTH * R>(t - 1, tiles, nx) + VALID_X;
   b.gx0 = c0 - DEPTH * R;
-  b.gx = b.gx0 + lane * RX;
-  b.edge = b.gx0 < R || b.gx0 + WP_COLS > nx - R;
-  b.ring_cols = 0;
-#pragma unroll
-  for (int i = 0; i < RX; ++i) {
-    const int gx = b.gx + i;
-    b.ring_cols |= unsigned((gx >= 0 && gx < R) || (gx >= nx - R && gx < nx)) << i;
-  }
+  b.left = t == 0;
+  b.right = t == tiles - 1;
+  b.lane = lane;
   // Rows: the block's output rows [y0, y1) and the first row it streams.
   const int interior_y = ny - 2 * R;
   const int seg = (interior_y + gridDim.y - 1) / gridDim.y;
@@ -289,19 +298,7 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   }
 
   for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, q);
-  // With TB_WP_SPLIT, two variants of the loop body: most periods of most tiles compute no cell
-  // of the boundary ring and run the one without its selects (the test is block-uniform, as the
-  // barrier needs). Without it (large bodies, where two would not fit the instruction cache),
-  // every period runs the one with the selects.
-  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) {
-    if constexpr (TB_WP_SPLIT) {
-      if (!b.edge && !wp_period_meets_ring<W, TW>(b, k0)) {
-        wp_period<W, TW, 0, false>(b, s, k0, c0, c1);
-        continue;
-      }
-    }
-    wp_period<W, TW, 0, true>(b, s, k0, c0, c1);
-  }
+  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0>(b, s, k0, lo, c1);
   __pipeline_wait_prior(0);
 }
 

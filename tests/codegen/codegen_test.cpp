@@ -2,6 +2,7 @@
 // sm_80 and sm_90 without a GPU; the expression printer; that spec text never reaches the source.
 #include <gtest/gtest.h>
 
+#include "model/device_profile.hpp"
 #include "tests/test_util.hpp"
 #include "tuner/codegen/codegen.hpp"
 #include "tuner/codegen/strategy.hpp"
@@ -76,7 +77,7 @@ TEST(Codegen, PlaneSumsForAffine3dOnly) {
 TEST(Codegen, RowSplitFor2dStencils) {
   const Problem p = problem_from(
       "name: s\ndims: 2\ndtype: double\nexpr: \"0.5*u[0,1] + 0.25*u[-1,0] + 0.125*u[0,-1] + 1\"\n"
-      "domain: [16, 16]\nsteps: 1\n");
+      "domain: [64, 16]\nsteps: 1\n");
   const Strategy* w = find_strategy("wpipe2d");
   const std::string src = w->source(p, w->complete(p, {}));
   const auto head = src.find("static real head(");
@@ -95,11 +96,40 @@ TEST(Codegen, RowSplitFor2dStencils) {
   EXPECT_NE(t.find("if (1 >= split) acc = tb_fma(real(0.5), u(0, 1, 0), acc);"), std::string::npos) << t;
   EXPECT_NE(t.find("acc += real(1);"), std::string::npos) << t;
   EXPECT_EQ(h.find("real(1)"), std::string::npos) << h;
-  const Problem q = make_problem(load_spec(test::source_dir() + "/tests/specs/good/nonlinear.yaml"));
+  const Problem q =
+      test::small_problem(test::source_dir() + "/tests/specs/good/nonlinear.yaml", DType::Double, {64, 17, 1}, 1);
   const std::string nl = w->source(q, w->complete(q, {}));
   EXPECT_NE(nl.find("return apply(u);"), std::string::npos);
   const Problem cube = make_problem(load_spec(test::source_dir() + "/configs/j3d7pt.yaml"));
   EXPECT_EQ(find_strategy("naive")->source(cube, {}).find("static real head("), std::string::npos);
+}
+
+// wpipe2d keeps the boundary ring at fixed cells of the first and last tile, so the interior must
+// be at least one tile (32 x rx columns) wide: narrower problems are not supported, a hand-given
+// rx that is too wide is refused with the reason, and the defaults shrink to fit.
+TEST(Codegen, Wpipe2dTileFitsTheInterior) {
+  const Strategy* w = find_strategy("wpipe2d");
+  const auto star = [](long nx) {
+    return problem_from("name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
+                        "domain: [" + std::to_string(nx) + ", 40]\nsteps: 1\n");
+  };
+  EXPECT_FALSE(w->supports(star(33)));  // interior 31 columns
+  EXPECT_TRUE(w->supports(star(34)));
+  EXPECT_EQ(w->complete(star(34), {}).at("rx"), 1);
+  EXPECT_EQ(w->complete(star(34 + 5 * 32), {}).at("rx"), 6);
+  EXPECT_EQ(w->complete(star(5000), {}).at("rx"), 7);
+  try {
+    (void)w->complete(star(100), {{"rx", 4}});  // 128 columns in an interior of 98
+    FAIL() << "rx 4 accepted for 98 interior columns";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("at least one tile (32 x rx = 128) wide"), std::string::npos) << e.what();
+  }
+  // The defaults' depth (8 warps x 2 steps) would leave rx 1 no valid columns: tw, then warps drop.
+  const Params narrow = w->complete(star(34), {});
+  EXPECT_GE(32 - 2 * narrow.at("warps") * narrow.at("tw"), narrow.at("warps") * narrow.at("tw"));
+  // Every point of the space fits its domain.
+  const Problem p = star(300);
+  for (const Params& k : w->space(p, *builtin_profile("h100"))) EXPECT_LE(32 * k.at("rx"), 298);
 }
 
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
@@ -222,7 +252,8 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
   paths.push_back(test::source_dir() + "/tests/specs/good/nonlinear.yaml");
   const Strategy* s = find_strategy("wpipe2d");
   for (const std::string& path : paths) {
-    const Problem p = make_problem(load_spec(path));
+    // Wide enough for rx 9 (288 columns) whatever the spec's own domain.
+    const Problem p = test::small_problem(path, DType::Double, {1037, 389, 1}, 11);
     if (p.dims() != 2) continue;
     SCOPED_TRACE(path);
     for (const Params& given : {Params{{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}},

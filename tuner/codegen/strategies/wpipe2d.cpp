@@ -27,6 +27,11 @@ constexpr int kMinPrefetch = 2;
 int tile_cols(int rx) { return 32 * rx; }
 int valid_x(int rx, int depth, int radius) { return tile_cols(rx) - 2 * depth * radius; }
 
+// The template keeps the boundary ring at fixed cells of the first and the last tile
+// (wpipe2d.cuh, wp_tile_c0), which needs an interior at least one tile wide: then no tile holds
+// both sides of the ring, and no tile between them reaches either.
+bool fits_domain(const Problem& p, int rx) { return p.domain[0] - 2 * p.stencil.radius >= tile_cols(rx); }
+
 // The conveyor ring: a group per warp, the groups in flight from global memory, the one being
 // stored, rounded up to a power of two (the template's wp_ring_groups: a slot is then one AND).
 long ring_groups(int warps) {
@@ -48,13 +53,6 @@ constexpr long kMaxBody = 6000;
 long body_size(const Problem& p, int rx, int tw, int rows) {
   return body_rows(p, rows) * tw * rx * long(p.stencil.points.size());
 }
-
-// Up to this body size the kernel carries a second loop body without the boundary ring's
-// selects (TB_WP_SPLIT), for the periods that compute no ring cell. On the H100 (docs/bench-2d.md,
-// version 6) it gained 5-11% on j2d5pt, j2d9pt, j2ds9pt and j2d25pt (bodies of 210 to 1875
-// multiply-adds), and cost 43% on j2d49pt at rx 13 (4459): two such bodies overflow the
-// instruction cache.
-constexpr long kMaxSplitBody = 2000;
 
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
@@ -82,10 +80,12 @@ class Wpipe2d final : public Strategy {
   std::string summary() const override {
     return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps";
   }
-  bool supports(const Problem& p) const override { return p.dims() == 2; }
-  // Measured on the H100 (docs/bench-2d.md, version 6), but its model terms are not fitted:
-  // measured / predicted spans 0.17 to 1.85, and the model's favourites (rx 13 to 18) run at
-  // 61-81% of the best (mostly rx 6 or 7, two blocks per SM). It is timed only when asked for.
+  // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
+  bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
+  // Measured on the H100 (docs/bench-2d.md, versions 6 and 7), but its model terms are not
+  // fitted: on version 6's trials measured / predicted spans 0.17 to 1.85, and the model's
+  // favourites (rx 13 to 18) ran at 61-81% of the best (mostly rx 6 or 7, two blocks per SM).
+  // It is timed only when asked for.
   bool in_model_search() const override { return false; }
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
@@ -97,6 +97,7 @@ class Wpipe2d final : public Strategy {
           for (int rows : {1, 2})
             for (int bps : {1, 2, 3, 4}) {
               if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
+              if (!fits_domain(p, rx)) continue;
               if (warps * 32 * bps > d.max_threads_per_sm) continue;
               if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
               const int cap = std::min(255, d.regs_per_sm / (warps * 32 * bps));
@@ -110,20 +111,37 @@ class Wpipe2d final : public Strategy {
   Params complete(const Problem& p, const Params& given) const override {
     // Defaults that compile in seconds and fit the registers for any radius: deeper per warp
     // only at radius 1 (the loop body holds 2R + 1 rows of every level).
-    Params k{{"rx", 7}, {"warps", 8}, {"tw", p.stencil.radius <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}};
+    // On a narrow domain the default strip and pipeline shrink to what it allows (a tile at most
+    // the interior's width, valid columns at least the overlap); values given by hand are kept
+    // and checked below.
+    const int r = p.stencil.radius;
+    Params k{{"rx", 7}, {"warps", 8}, {"tw", r <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps)", name));
       k[name] = v;
     }
+    if (!given.count("rx")) k["rx"] = int(std::clamp((p.domain[0] - 2 * r) / 32, 1L, 7L));
+    if (!given.count("tw"))
+      while (k["tw"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["tw"];
+    if (!given.count("warps"))
+      while (k["warps"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["warps"];
     if (k["rx"] < 1 || k["rx"] > 32 || k["warps"] < 1 || k["warps"] > 32 || k["tw"] < 1 || k["tw"] > 32 ||
         k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32)
       throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32");
-    const int r = p.stencil.radius;
-    if (valid_x(k["rx"], k["warps"] * k["tw"], r) < 1)
-      throw UsageError(fmt::format("wpipe2d: a tile of 32 x rx = {} columns leaves no valid columns at depth {} "
-                                   "and radius {}",
-                                   tile_cols(k["rx"]), k["warps"] * k["tw"], r));
+    const int overlap = k["warps"] * k["tw"] * r;
+    if (valid_x(k["rx"], k["warps"] * k["tw"], r) < overlap)
+      throw UsageError(fmt::format("wpipe2d: a tile of 32 x rx = {} columns needs at least as many valid columns "
+                                   "as its overlap per side, depth x radius = {}; lower warps x tw or raise rx",
+                                   tile_cols(k["rx"]), overlap));
+    if (!fits_domain(p, 1))
+      throw UsageError(fmt::format("wpipe2d: the interior ({} columns) must be at least 32 columns wide, a cell "
+                                   "per lane",
+                                   p.domain[0] - 2 * r));
+    if (!fits_domain(p, k["rx"]))
+      throw UsageError(fmt::format("wpipe2d: the interior ({} columns) must be at least one tile (32 x rx = {}) "
+                                   "wide; lower rx",
+                                   p.domain[0] - 2 * r, tile_cols(k["rx"])));
     return k;
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
@@ -164,8 +182,7 @@ class Wpipe2d final : public Strategy {
 
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
-                               {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                               {"TB_WP_SPLIT", body_size(p, k.at("rx"), k.at("tw"), k.at("rows")) <= kMaxSplitBody}},
+                               {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")}},
                            "wpipe2d.cuh");
   }
 
