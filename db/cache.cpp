@@ -30,10 +30,6 @@ using db::Transaction;
 /// transactions are short (one row), so 10 s means something is stuck, not busy.
 constexpr int kBusyTimeoutMs = 10000;
 
-/// How much of a cache file a read-only connection maps into memory (SQLite maps no more than
-/// the file holds). Address space only; pages come in as they are read.
-constexpr sqlite3_int64 kReaderMapBytes = sqlite3_int64(256) << 20;
-
 /// The winner columns every query selects, in read_winner() order; `cubin` is appended only
 /// by winner(), so listing many winners does not read every image.
 std::string winner_columns() {
@@ -157,11 +153,6 @@ Cache::Cache(const std::string& path, Mode mode) : path_(path) {
     db::fail(db.get(), path_, "cannot set the busy timeout", brc);
   if (mode == Mode::ReadOnly) {
     immutable_ = name.find("&immutable=1") != std::string::npos;
-    // A reader maps the file instead of copying each page it reads (a winner's CUBIN is many
-    // pages): a first lookup's hit took about a fifth less time in bench/cache_read_bench. Set
-    // through the file control, not a PRAGMA, which would be one more statement to parse.
-    sqlite3_int64 map_bytes = kReaderMapBytes;
-    (void)sqlite3_file_control(db.get(), "main", SQLITE_FCNTL_MMAP_SIZE, &map_bytes);
     // A reader asks its one question in one statement when the answer is "current"; anything
     // else goes through the full checks below, which say what is wrong. It sets no foreign_keys:
     // they act on writes only.
