@@ -6,7 +6,8 @@ the whole space with the measured figure of each (or - where it was never timed)
 
 Usage: scripts/wpipe2d-model-check.py [TBTUNE] [CSV] [VERSION ...]
   TBTUNE   the tbtune binary (default build/tbtune)
-  CSV      trials as docs/data/wpipe2d-h100-v5-v6.csv holds them (default that file)
+  CSV      trials as docs/data/wpipe2d-h100-v5-v6.csv or wpipe2d-h100-v7-exhaustive.csv holds
+           them (default the first)
   VERSION  the CSV's versions to use (default: every version but 5)
 """
 import collections
@@ -36,7 +37,8 @@ def main():
     measured = collections.defaultdict(dict)
     with open(path) as f:
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
-            if (r["version"] not in versions) if versions else r["version"] == "5":
+            version = r.get("version", "7")  # version 7's CSV has one version and no column
+            if (version not in versions) if versions else version == "5":
                 continue
             if float(r["gcells"]) > 0:
                 k = tuple(int(r[x]) for x in KEYS)

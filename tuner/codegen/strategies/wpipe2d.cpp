@@ -54,6 +54,14 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
   return body_rows(p, rows) * tw * rx * long(p.stencil.points.size());
 }
 
+// How many ways the shared-memory banks serialise a warp's ring loads and stores: lane l
+// reads the rx cells from l x rx, one cell per instruction. The banks serve 128 bytes per
+// wavefront, 32 lanes of 4 bytes or 16 of 8, so lanes whose addresses differ by a multiple of
+// 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none. On
+// the H100 (docs/bench-2d.md, version 7), rx 16 in double ran at a fifth of rx 15 and rx 8 at
+// half of rx 7.
+int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
+
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
 int halo_shuffles(const Problem& p) {
@@ -82,10 +90,11 @@ class Wpipe2d final : public Strategy {
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
-  // Measured on the H100 (docs/bench-2d.md, versions 6 and 7), but its model terms are not
-  // fitted: on version 6's trials measured / predicted spans 0.17 to 1.85, and the model's
-  // favourites (rx 13 to 18) ran at 61-81% of the best (mostly rx 6 or 7, two blocks per SM).
-  // It is timed only when asked for.
+  // Measured on the H100 (docs/bench-2d.md, version 7), but not trusted to the default search
+  // yet: with the bank-conflict term the model's top 16 hold the best measured candidate of
+  // every 2D config, but its top 8 only 88-97% of it for three of the five (j2d49pt 88%), most
+  // of its favourites spill (the register estimate is rough), and no exhaustive search of the
+  // whole space has been run to compare with. It is timed only when asked for.
   bool in_model_search() const override { return false; }
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
@@ -165,9 +174,10 @@ class Wpipe2d final : public Strategy {
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
-    // tw steps; the ring is filled and emptied once per pass; and each level shuffles the halo
-    // cells its rows need (2 x the widest |dx| of each row, per rx cells), a word at a time.
-    m.a_sm = 2.0 / tw + 2.0 / t + double(halo_shuffles(p)) / rx * words;
+    // tw steps, lane l at cell l x rx, which the banks serialise bank_conflicts(rx) ways; the
+    // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
+    // halo cells its rows need (2 x the widest |dx| of each row, per rx cells), a word at a time.
+    m.a_sm = 2.0 / tw * bank_conflicts(p, rx) + 2.0 / t + double(halo_shuffles(p)) / rx * words;
     // One multiply-add per point (2 flops of the FP pipe's rate).
     m.a_cmp = 2.0 * double(p.stencil.points.size());
     const int regs = estimated_regs(p, rx, tw, rows);
