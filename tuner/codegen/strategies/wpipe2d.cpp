@@ -58,8 +58,8 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
 // reads the rx cells from l x rx, one cell per instruction. The banks serve 128 bytes per
 // wavefront, 32 lanes of 4 bytes or 16 of 8, so lanes whose addresses differ by a multiple of
 // 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none. On
-// the H100 (docs/bench-2d.md, version 7), rx 16 in double ran at a fifth of rx 15 and rx 8 at
-// half of rx 7.
+// the H100 (docs/bench-2d.md, version 7), rx 16 in double ran at a third to under half the
+// speed of rx 15, and rx 8 at half that of rx 7.
 int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
 
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
@@ -92,7 +92,7 @@ class Wpipe2d final : public Strategy {
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
   // Measured on the H100 (docs/bench-2d.md, version 7), but not trusted to the default search
   // yet: with the bank-conflict term the model's top 16 hold the best measured candidate of
-  // every 2D config, but its top 8 only 88-97% of it for three of the five (j2d49pt 88%), most
+  // every 2D config, but its top 8 only 88-97% of it for four of the five (j2d49pt 88%), many
   // of its favourites spill (the register estimate is rough), and no exhaustive search of the
   // whole space has been run to compare with. It is timed only when asked for.
   bool in_model_search() const override { return false; }
