@@ -86,9 +86,10 @@ struct WpBlock {
 // computed: an interior cell never reads them. The ring's columns are at tile offsets
 // DEPTH*R - R .. DEPTH*R - 1 in the first tile and WP_COLS - DEPTH*R .. + R - 1 in the last
 // (wp_tile_c0), so each is one constant cell of one lane.
-template <int DEPTH>
+template <int DEPTH, bool RING>
 __device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const real (&held)[TB_RX], real (&v)[TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX;
+  if constexpr (!RING) return;
   if (o < R || o >= b.ny - R) {
 #pragma unroll
     for (int i = 0; i < RX; ++i) v[i] = held[i];
@@ -154,7 +155,7 @@ __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
 // there; o: the level's first output row in this iteration.
-template <int DEPTH, int TW, int PH>
+template <int DEPTH, int TW, int PH, bool RING>
 __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
@@ -165,7 +166,7 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
       x[g][i] = TbStencil::tail(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
-    wp_keep_ring<DEPTH>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
+    wp_keep_ring<DEPTH, RING>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
   }
 }
 
@@ -202,7 +203,7 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0
 }
 
 // One iteration k = k0 + PH.
-template <int W, int TW, int PH>
+template <int W, int TW, int PH, bool RING>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -222,18 +223,18 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
-  for (int j = 0; j < TW; ++j) wp_tail<DEPTH, TW, PH>(b, s, j, x, o - j * R);
+  for (int j = 0; j < TW; ++j) wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
 #pragma unroll
     for (int i = 0; i < RX; ++i) group[g * WP_COLS + lane * RX + i] = x[g][i];
 }
 
-template <int W, int TW, int PH>
+template <int W, int TW, int PH, bool RING>
 __device__ __forceinline__ void wp_period(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   if constexpr (PH < kWpPeriod) {
-    wp_iteration<W, TW, PH>(b, s, k0, c0, c1);
-    wp_period<W, TW, PH + 1>(b, s, k0, c0, c1);
+    wp_iteration<W, TW, PH, RING>(b, s, k0, c0, c1);
+    wp_period<W, TW, PH + 1, RING>(b, s, k0, c0, c1);
   }
 }
 
@@ -298,7 +299,23 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   }
 
   for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, q);
-  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0>(b, s, k0, lo, c1);
+  // A level's outputs that the segment's valid rows depend on lie within (DEPTH - 1)*R rows of
+  // them, so only a segment within DEPTH*R rows of the top or bottom ever computes a ring row
+  // that matters, and only the first and last tiles hold ring columns. With TB_WP_PLAIN the
+  // other blocks run a second loop, without the ring's tests: two loops behind one
+  // block-uniform branch, not two bodies in one loop, which cost 12-40 registers and up to half
+  // the speed on the H100 (docs/bench-2d.md, versions 6 to 8). The ring's blocks stay slower;
+  // the others make up for it while they share the SMs. Without it (large bodies, where a
+  // second copy overflows the instruction cache) every block runs the loop with the tests.
+  const bool ring = b.left || b.right || b.y0 < DEPTH * R || b.y1 > ny - DEPTH * R;
+  if constexpr (TB_WP_PLAIN) {
+    if (!ring) {
+      for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, false>(b, s, k0, lo, c1);
+      __pipeline_wait_prior(0);
+      return;
+    }
+  }
+  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, true>(b, s, k0, lo, c1);
   __pipeline_wait_prior(0);
 }
 

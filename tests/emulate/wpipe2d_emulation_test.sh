@@ -7,7 +7,10 @@
 # keep the boundary ring at their fixed cells; the first case has 4 tiles (two between, plain),
 # the second 2; in the 171-column case the third of 4 tiles would reach 3 columns past the ring's
 # first and is clamped short of it (without the clamp the case fails), and there as in most
-# cases the last tile overlaps the one before it, whose columns it must not write again.
+# cases the last tile overlaps the one before it, whose columns it must not write again. Blocks
+# away from the ring run the loop without its tests (the middle tiles of the middle segment in
+# the first case; a wrong bound on "away" fails it); the j2d49pt rx 8 case's body (2744
+# multiply-adds) is over the limit for that second loop (TB_WP_PLAIN 0).
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -21,3 +24,4 @@ run 2 "$root/configs/j2d9pt.yaml" float 331 77 13 rx=3 warps=2 tw=3 rows=1
 run 2 "$root/tests/specs/good/general2d_r4.yaml" double 163 89 5 rx=3 warps=2 tw=1 rows=1
 run 1 "$root/tests/specs/good/nonlinear.yaml" float 111 57 9 rx=3 warps=3 tw=1 rows=1
 run 2 "$root/configs/j2d49pt.yaml" double 151 61 5 rx=4 warps=2 tw=1 rows=1
+run 2 "$root/configs/j2d49pt.yaml" double 271 61 5 rx=8 warps=2 tw=1 rows=1

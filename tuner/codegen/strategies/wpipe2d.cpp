@@ -62,6 +62,13 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
 // speed of rx 15, and rx 8 at half that of rx 7.
 int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
 
+// Up to this body size the kernel carries a second copy of the loop, without the boundary
+// ring's tests, for the blocks that never meet the ring (TB_WP_PLAIN). On the H100
+// (docs/bench-2d.md, version 8) it gained 2-7% with bodies of 210 to 2401 multiply-adds, and
+// cost j2d49pt 18-41% at 3087 (rx 9) and 4459 (rx 13): two copies overflow the instruction
+// cache.
+constexpr long kMaxPlainBody = 2500;
+
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
 int halo_shuffles(const Problem& p) {
@@ -192,7 +199,8 @@ class Wpipe2d final : public Strategy {
 
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
-                               {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")}},
+                               {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
+                               {"TB_WP_PLAIN", body_size(p, k.at("rx"), k.at("tw"), k.at("rows")) <= kMaxPlainBody}},
                            "wpipe2d.cuh");
   }
 
