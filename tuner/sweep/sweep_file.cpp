@@ -1,6 +1,8 @@
 #include "tuner/sweep/sweep_file.hpp"
 
+#include <dirent.h>
 #include <glob.h>
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -27,6 +29,33 @@ constexpr const char* kTopKeys[] = {"specs", "dtypes", "domains", "steps", "tune
 constexpr const char* kOverrideKeys[] = {"specs", "dtypes", "domains", "steps", "tune"};
 constexpr const char* kTuneKeys[] = {"search",  "top",     "within",       "max_candidates",
                                      "budget",  "timeout", "allow_spills", "strategy"};
+
+/// Directory entries (and folders opened) one spec glob may read. A sweep names a folder or two
+/// of specs; `/p*/*/*/*/*/*` walked /proc and, through /proc/N/root, the whole file system, more
+/// with every level (the sweep fuzz target's timeout).
+constexpr long kMaxGlobEntries = 100000;
+
+/// What is left of kMaxGlobEntries in the glob running on this thread (its callbacks take no
+/// argument of ours); below 0 once it ran out.
+thread_local long glob_entries_left = 0;
+
+/// glob(3) of `pattern` reading at most kMaxGlobEntries entries: glob's result, with
+/// glob_entries_left below 0 if it ran out (its matches are then incomplete).
+int bounded_glob(const char* pattern, glob_t& g) {
+  g.gl_opendir = [](const char* dir) -> void* {
+    if (--glob_entries_left < 0) return nullptr;
+    return ::opendir(dir);
+  };
+  g.gl_readdir = [](void* dir) -> struct dirent* {
+    if (--glob_entries_left < 0) return nullptr;
+    return ::readdir(static_cast<DIR*>(dir));
+  };
+  g.gl_closedir = [](void* dir) { ::closedir(static_cast<DIR*>(dir)); };
+  g.gl_stat = [](const char* path, struct stat* st) { return ::stat(path, st); };
+  g.gl_lstat = [](const char* path, struct stat* st) { return ::lstat(path, st); };
+  glob_entries_left = kMaxGlobEntries;
+  return ::glob(pattern, GLOB_ALTDIRFUNC, nullptr, &g);
+}
 
 std::string shown(const YAML::Node& n) {
   if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
@@ -93,10 +122,13 @@ class Reader {
     if (!n.IsScalar() || n.Scalar().empty()) fail(n.Mark(), "a spec must be a path or a glob, got " + shown(n));
     const fs::path p = fs::path(n.Scalar()).is_absolute() ? fs::path(n.Scalar()) : dir_ / n.Scalar();
     glob_t g{};
-    const int rc = ::glob(p.c_str(), 0, nullptr, &g);
+    const int rc = bounded_glob(p.c_str(), g);
     std::vector<std::string> out;
     for (std::size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
     ::globfree(&g);
+    if (glob_entries_left < 0)
+      fail(n.Mark(), shown(n) + " reads more than " + std::to_string(kMaxGlobEntries) +
+                         " folder entries; name the folder that holds the specs");
     // Without an error_code, a match whose status cannot be read (a symlink loop, /proc/1/cwd)
     // threw std::filesystem::filesystem_error out of load_sweep. Such a match is no spec file.
     out.erase(std::remove_if(out.begin(), out.end(),
