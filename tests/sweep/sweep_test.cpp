@@ -123,6 +123,20 @@ TEST_F(SweepTest, GlobReadsABoundedNumberOfEntries) {
   ASSERT_EQ(f.specs.size(), 1u);
 }
 
+TEST_F(SweepTest, GlobDepthAndLengthAreBounded) {
+  // glob(3) recursed once per '/' of "j2d5*////...": 3,000 of them overflowed the stack (the
+  // sweep fuzz target). A run of '/' is one level now, and a path has at most 64 and 4096 bytes.
+  expect_error([&] { (void)load_sweep(write("specs: 'j2d5*" + std::string(3000, '/') + "x.yaml'\n")); },
+               "sweep_test.yaml:1:8", "matches no file");
+  std::string deep;
+  for (int i = 0; i < 65; ++i) deep += "a*/";
+  expect_error([&] { (void)load_sweep(write("specs: '" + deep + "j2d5pt.yaml'\n")); }, "sweep_test.yaml:1:8",
+               "at most 4096 bytes and 64 folder levels");
+  expect_error([&] { (void)load_sweep(write("specs: '" + std::string(4097, 'j') + "'\n")); },
+               "sweep_test.yaml:1:8", "at most 4096 bytes and 64 folder levels");
+  EXPECT_EQ(load_sweep(write("specs: './/j2d5pt.yaml'\n")).specs.size(), 1u);
+}
+
 TEST_F(SweepTest, BadFilesSayWhere) {
   expect_error([&] { (void)load_sweep(write("specs: [j2d5pt.yaml]\nstpes: [1]\n")); },
                "sweep_test.yaml:2:1:", "unknown key 'stpes'");

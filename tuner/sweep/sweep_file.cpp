@@ -57,6 +57,12 @@ int bounded_glob(const char* pattern, glob_t& g) {
   return ::glob(pattern, GLOB_ALTDIRFUNC, nullptr, &g);
 }
 
+/// A spec path or glob: at most this many bytes and folder levels ('/', a run of them counting
+/// once). glob(3) calls itself once per level of a pattern with wildcards, with a copy of the
+/// pattern on the stack each time: 3,000 slashes overflowed the stack (the sweep fuzz target).
+constexpr std::size_t kMaxSpecPathBytes = 4096;
+constexpr long kMaxSpecPathLevels = 64;
+
 std::string shown(const YAML::Node& n) {
   if (n.IsScalar()) return "'" + printable(n.Scalar()) + "'";
   if (n.IsSequence()) return "a list";
@@ -120,7 +126,13 @@ class Reader {
   /// One path or glob, relative to the sweep file's folder: the files it names, sorted.
   std::vector<std::string> resolve(const YAML::Node& n) const {
     if (!n.IsScalar() || n.Scalar().empty()) fail(n.Mark(), "a spec must be a path or a glob, got " + shown(n));
-    const fs::path p = fs::path(n.Scalar()).is_absolute() ? fs::path(n.Scalar()) : dir_ / n.Scalar();
+    std::string spec;  // a run of '/' as one: glob(3) takes each '/' as a level
+    for (const char c : n.Scalar())
+      if (c != '/' || spec.empty() || spec.back() != '/') spec += c;
+    if (spec.size() > kMaxSpecPathBytes || std::count(spec.begin(), spec.end(), '/') > kMaxSpecPathLevels)
+      fail(n.Mark(), "a spec path or glob has at most " + std::to_string(kMaxSpecPathBytes) + " bytes and " +
+                         std::to_string(kMaxSpecPathLevels) + " folder levels");
+    const fs::path p = fs::path(spec).is_absolute() ? fs::path(spec) : dir_ / spec;
     glob_t g{};
     const int rc = bounded_glob(p.c_str(), g);
     std::vector<std::string> out;
