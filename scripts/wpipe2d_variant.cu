@@ -12,6 +12,8 @@
 
 #include KERNEL_SOURCE
 
+#include "tuner/codegen/strategies/strategies.hpp"  // split_stream, linked from split.cpp
+
 namespace {
 
 #define CHECK(call)                                                                 \
@@ -22,23 +24,6 @@ namespace {
       std::exit(1);                                                                 \
     }                                                                               \
   } while (0)
-
-// As tuner/codegen/strategies/split.cpp: the y segments that balance waves against the rows
-// each segment streams twice.
-long segments(long lines, long tiles, long resident, int depth, int radius, int group) {
-  long best = 1;
-  double best_cost = 0;
-  const long overhead = 2L * depth * radius + long(depth) * group;
-  for (long n = 1; n <= (lines / 16 > 1 ? lines / 16 : 1); ++n) {
-    const long waves = (tiles * n + resident - 1) / resident;
-    const double cost = double(waves) * double((lines + n - 1) / n + overhead);
-    if (n == 1 || cost < best_cost) {
-      best_cost = cost;
-      best = n;
-    }
-  }
-  return best;
-}
 
 }  // namespace
 
@@ -58,7 +43,7 @@ int main(int argc, char** argv) {
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, tb_full, W * 32, smem));
   const int bps = resident < TB_BPS ? resident : TB_BPS;
   const unsigned gx = unsigned((nx - 2 * R + valid_x - 1) / valid_x);
-  const unsigned gy = unsigned(segments(ny - 2 * R, gx, long(sms) * bps, DEPTH, R, TB_ROWS));
+  const unsigned gy = unsigned(tbtune::split_stream(ny - 2 * R, gx, long(sms) * bps, DEPTH, R, TB_ROWS).segments);
   const size_t bytes = size_t(nx) * ny * sizeof(real);
   real *a = nullptr, *b = nullptr;
   CHECK(cudaMalloc(&a, bytes));

@@ -12,26 +12,15 @@
 #include <string>
 
 #include "db/cache.hpp"
+#include "tests/fuzz/scratch_dir.hpp"
 #include "tuner/spec/error.hpp"
 
 namespace {
 
-/// Where the scratch file goes: $TMPDIR if set, else /dev/shm where it can be written, else the
-/// system's temporary folder. On tmpfs, writing a file per input and SQLite's fsyncs cost no
-/// disk I/O; on a disk they were most of an input's time. The file is read through SQLite's
-/// ordinary unix VFS either way.
-std::filesystem::path scratch_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::error_code ec;
-  if (!(tmp && *tmp) && ::access("/dev/shm", W_OK) == 0 && std::filesystem::is_directory("/dev/shm", ec))
-    return "/dev/shm";
-  return std::filesystem::temp_directory_path();
-}
-
 /// One file per fuzzing process, removed (with SQLite's -wal and -shm) after every input.
 const std::string& scratch_path() {
   static const std::string path =
-      (scratch_dir() / ("tbtune_cache_fuzz_" + std::to_string(getpid()) + ".db")).string();
+      (tbtune::fuzz::scratch_dir() / ("tbtune_cache_fuzz_" + std::to_string(getpid()) + ".db")).string();
   return path;
 }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/fuzz/scratch_dir.hpp"
 #include "tuner/spec/error.hpp"
 #include "tuner/sweep/sweep_file.hpp"
 
@@ -18,21 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Where the scratch folder goes: $TMPDIR if set, else /dev/shm where it can be written, else
-/// the system's temporary folder. On tmpfs the file written per input costs no disk I/O (on
-/// ext4, truncating and rewriting a file flushes it on close).
-fs::path scratch_root() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::error_code ec;
-  if (!(tmp && *tmp) && ::access("/dev/shm", W_OK) == 0 && fs::is_directory("/dev/shm", ec))
-    return "/dev/shm";
-  return fs::temp_directory_path();
-}
-
 /// The scratch folder, made once per process with the two specs a sweep can name.
 const fs::path& scratch() {
   static const fs::path dir = [] {
-    const fs::path d = scratch_root() / ("tbtune_sweep_fuzz_" + std::to_string(getpid()));
+    const fs::path d = tbtune::fuzz::scratch_dir() / ("tbtune_sweep_fuzz_" + std::to_string(getpid()));
     fs::create_directories(d);
     std::atexit([] {
       std::error_code ec;
