@@ -57,6 +57,15 @@ int bounded_glob(const char* pattern, glob_t& g) {
   return ::glob(pattern, GLOB_ALTDIRFUNC, nullptr, &g);
 }
 
+/// Spec files one sweep takes, in all and from one glob. `/*s*/*/*/*/*` matched 54,000 paths in
+/// /sys, each then checked with stat(2), and a list naming such a glob twice was compared pair
+/// by pair (the sweep fuzz target's timeout).
+constexpr std::size_t kMaxSweepSpecs = 10000;
+
+std::string too_many_specs() {
+  return "more than " + std::to_string(kMaxSweepSpecs) + " files; a sweep takes at most that many specs";
+}
+
 /// A spec path or glob: at most this many bytes and folder levels ('/', a run of them counting
 /// once). glob(3) calls itself once per level of a pattern with wildcards, with a copy of the
 /// pattern on the stack each time: 3,000 slashes overflowed the stack (the sweep fuzz target).
@@ -141,6 +150,7 @@ class Reader {
     if (glob_entries_left < 0)
       fail(n.Mark(), shown(n) + " reads more than " + std::to_string(kMaxGlobEntries) +
                          " folder entries; name the folder that holds the specs");
+    if (out.size() > kMaxSweepSpecs) fail(n.Mark(), shown(n) + " matches " + too_many_specs());
     // Without an error_code, a match whose status cannot be read (a symlink loop, /proc/1/cwd)
     // threw std::filesystem::filesystem_error out of load_sweep. Such a match is no spec file.
     out.erase(std::remove_if(out.begin(), out.end(),
@@ -158,9 +168,13 @@ class Reader {
     std::vector<std::string> out;
     if (n.IsScalar()) return resolve(n);
     if (!n.IsSequence() || n.size() == 0) fail(n.Mark(), "'specs' must be a path, a glob or a non-empty list of them, got " + shown(n));
+    std::set<std::string> seen;
     for (const YAML::Node& item : n)
-      for (std::string& s : resolve(item))
-        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+      for (std::string& s : resolve(item)) {
+        if (!seen.insert(s).second) continue;
+        out.push_back(std::move(s));
+        if (out.size() > kMaxSweepSpecs) fail(item.Mark(), "the specs up to here match " + too_many_specs());
+      }
     return out;
   }
 
@@ -288,8 +302,9 @@ class Reader {
     if (!n["specs"]) fail(n.Mark(), "an override needs 'specs': the specs (paths or globs) it applies to");
     SweepOverride o;
     o.specs = read_specs(n["specs"]);
+    const std::set<std::string> known(sweep_specs.begin(), sweep_specs.end());
     for (const std::string& s : o.specs)
-      if (std::find(sweep_specs.begin(), sweep_specs.end(), s) == sweep_specs.end())
+      if (!known.count(s))
         fail(n["specs"].Mark(), "override names '" + printable(s) + "', which is not among the sweep's specs");
     o.dtypes = read_dtypes(n["dtypes"]);
     o.domains = read_domains(n["domains"]);
