@@ -210,6 +210,12 @@ int check_version(sqlite3* db, const std::string& path) {
                                    path),
                        SQLITE_CORRUPT);
     version = s.int32(0);
+    // Versions count from 1; anything else would index the migrations out of bounds (the cache
+    // fuzz target's -4).
+    if (version < 1)
+      throw CacheError(fmt::format("cache '{}' is damaged: its schema version ({}) is not one tbtune writes",
+                                   path, version),
+                       SQLITE_CORRUPT);
   } else {
     // Adding our tables to somebody else's database would be a surprise; refuse instead.
     if (tables.int64(1) > 0)

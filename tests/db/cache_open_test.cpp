@@ -65,6 +65,23 @@ TEST_F(CacheOpenTest, MissingVersionRowIsDamageNotEmptiness) {
   }
 }
 
+TEST_F(CacheOpenTest, VersionBelowOneIsDamage) {
+  // A version of -4 indexed the migrations out of bounds (UBSan; the cache fuzz target).
+  for (const char* bad : {"-4", "0", "'x'"}) {
+    const std::string path = (dir_ / (std::string("v") + bad + ".db")).string();
+    { Cache c(path, Cache::Mode::ReadWrite); }
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    const std::string sql = std::string("UPDATE schema_version SET version = ") + bad;
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    for (const auto mode : {Cache::Mode::ReadOnly, Cache::Mode::ReadWrite}) {
+      const std::string msg = open_error(path, mode);
+      EXPECT_NE(msg.find("is damaged: its schema version ("), std::string::npos) << bad << ": " << msg;
+    }
+  }
+}
+
 TEST_F(CacheOpenTest, ArbitraryBytesAreNotACache) {
   const std::string path = (dir_ / "junk.db").string();
   std::ofstream(path, std::ios::binary) << std::string(5000, '\x5a');
