@@ -18,6 +18,6 @@ for v in "$@"; do
   for p in ${params//,/ }; do args+=(--param "$p"); done
   "$tbtune" emit "configs/$spec.yaml" --dtype double --strategy wpipe2d "${args[@]}" --no-compile -o "$out/$name.cuh"
   nvcc -O3 -std=c++17 -arch=sm_90 --expt-relaxed-constexpr -Xptxas -v -DKERNEL_SOURCE="\"$PWD/$out/$name.cuh\"" \
-    -I. -o "$out/$name" scripts/wpipe2d_variant.cu tuner/codegen/strategies/split.cpp > "$out/$name.log" 2>&1 || { cat "$out/$name.log" >&2; exit 1; }
+    -I. -o "$out/$name" scripts/wpipe2d_variant.cu tuner/codegen/strategies/wpipe2d_grid.cpp tuner/codegen/strategies/split.cpp > "$out/$name.log" 2>&1 || { cat "$out/$name.log" >&2; exit 1; }
   echo "$name: $(grep -A3 "entry function 'tb_full'" "$out/$name.log" | grep -oE "[0-9]+ bytes spill stores|Used [0-9]+ registers" | paste -sd,)"
 done

@@ -34,7 +34,8 @@
 // column), so the ring's columns sit at the same lanes and cells in every first and every last
 // tile, known at compile time: a few predicated copies per row, not a select per cell. A ring
 // row is the same for every lane (one uniform branch per row). The host keeps the interior at
-// least one tile wide, so no tile holds both sides.
+// least one tile wide, so no tile holds both sides. Only the blocks that meet the ring run
+// these tests, in a kernel of their own (tb_edge, below).
 
 #include <cuda_pipeline_primitives.h>
 
@@ -250,12 +251,16 @@ __device__ __forceinline__ int wp_tile_c0(int t, int tiles, int nx) {
   return t == 0 ? R : min(R + t * VALID_X, nx - R - DR - VALID_X);
 }
 
-template <int W, int TW>
-__device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny) {
+// One block's pass over tile t of `tiles` and output rows [y0, y1), with or without the
+// boundary ring's tests (RING). The kernels below differ only in which tiles and rows their
+// blocks take.
+template <int W, int TW, bool RING>
+__device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int t,
+                                        int tiles, int y0, int y1) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
   constexpr int R = TB_RADIUS, RX = TB_RX, DEPTH = W * TW, M = wp_ring_groups(W);
   constexpr int VALID_X = WP_COLS - 2 * DEPTH * R;
-  const int lane = threadIdx.x & 31;
+  if (y0 >= y1) return;
 
   WpBlock b;
   b.in = in;
@@ -263,20 +268,15 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   b.nx = nx;
   b.ny = ny;
   // Columns: the tile's valid columns from c0, of which it writes [lo, c1).
-  const int t = blockIdx.x, tiles = gridDim.x;
   const int c0 = wp_tile_c0<VALID_X, DEPTH * R>(t, tiles, nx), c1 = c0 + VALID_X;
   const int lo = t == 0 ? c0 : wp_tile_c0<VALID_X, DEPTH * R>(t - 1, tiles, nx) + VALID_X;
   b.gx0 = c0 - DEPTH * R;
   b.left = t == 0;
   b.right = t == tiles - 1;
-  b.lane = lane;
-  // Rows: the block's output rows [y0, y1) and the first row it streams.
-  const int interior_y = ny - 2 * R;
-  const int seg = (interior_y + gridDim.y - 1) / gridDim.y;
-  b.y0 = R + blockIdx.y * seg;
-  b.y1 = min(b.y0 + seg, ny - R);
-  if (b.y0 >= b.y1) return;
-  b.ys = max(0, b.y0 - DEPTH * R);
+  b.lane = threadIdx.x & 31;
+  b.y0 = y0;
+  b.y1 = y1;
+  b.ys = max(0, y0 - DEPTH * R);
   b.ring = reinterpret_cast<real*>(tb_smem);
   // Iteration k stores the rows from ys + (k - W)*G - DEPTH*R: run until row y1 - 1 is stored,
   // in whole periods.
@@ -299,32 +299,86 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   }
 
   for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, q);
-  // A level's outputs that the segment's valid rows depend on lie within (DEPTH - 1)*R rows of
-  // them, so only a segment within DEPTH*R rows of the top or bottom ever computes a ring row
-  // that matters, and only the first and last tiles hold ring columns. With TB_WP_PLAIN the
-  // other blocks run a second loop, without the ring's tests: two loops behind one
-  // block-uniform branch, not two bodies in one loop, which cost 12-40 registers and up to half
-  // the speed on the H100 (docs/bench-2d.md, versions 6 to 8). The ring's blocks stay slower;
-  // the others make up for it while they share the SMs. Without it (large bodies, where a
-  // second copy overflows the instruction cache) every block runs the loop with the tests.
-  const bool ring = b.left || b.right || b.y0 < DEPTH * R || b.y1 > ny - DEPTH * R;
-  if constexpr (TB_WP_PLAIN) {
-    if (!ring) {
-      for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, false>(b, s, k0, lo, c1);
-      __pipeline_wait_prior(0);
-      return;
-    }
-  }
-  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, true>(b, s, k0, lo, c1);
+  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, RING>(b, s, k0, lo, c1);
   __pipeline_wait_prior(0);
 }
 
-extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
-tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  wp_pass<TB_WARPS, TB_TW>(in, out, nx, ny);
+// Tiles of a pass of DEPTH steps across the interior's columns (the host counts them alike).
+template <int DEPTH>
+__device__ __forceinline__ int wp_tiles(int nx) {
+  constexpr int VALID_X = WP_COLS - 2 * DEPTH * TB_RADIUS;
+  return (nx - 2 * TB_RADIUS + VALID_X - 1) / VALID_X;
 }
 
+// Segment s of n equal parts of the rows [lo, hi).
+__device__ __forceinline__ void wp_segment(int lo, int hi, int s, int n, int& y0, int& y1) {
+  const int seg = (hi - lo + n - 1) / n;
+  y0 = lo + s * seg;
+  y1 = min(y0 + seg, hi);
+}
+
+// Where a pass's blocks meet the boundary ring. A level's outputs that a segment's valid rows
+// depend on lie within (DEPTH - 1)*R rows of them, so a segment whose rows lie in [DR, ny - DR)
+// (DR = DEPTH*R) never computes a ring row that matters, and only the first and last tiles hold
+// ring columns. With TB_WP_SPLIT a pass is two kernels: tb_full's blocks take the tiles between
+// the first and the last and the rows [a, b) = [DR, ny - DR), and run the loop without any test
+// for the ring; tb_edge's blocks take the first and last tiles (all rows) and the bands [R, a)
+// and [b, ny - R) of the tiles between, with the tests. The host runs both at once. Their
+// registers are counted apart: one kernel holding both loops cost 10% at FastStencil's j2d5pt
+// shape, the loop with the tests spilling (docs/bench-2d.md, versions 8 and 9). Without it,
+// tb_full's blocks take every tile and segment, with the tests (where they cost little, as
+// with large bodies, one kernel wastes fewer blocks on short segments).
+__device__ __forceinline__ void wp_plain_rows(int ny, int dr, int& a, int& b) {
+  a = min(dr, ny - TB_RADIUS);
+  b = max(a, ny - dr);
+}
+
+#if TB_WP_SPLIT
+// Tiles 1 .. gridDim.x, rows [a, b) in gridDim.y segments.
+extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
+tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  constexpr int DEPTH = TB_WARPS * TB_TW;
+  int a, b, y0, y1;
+  wp_plain_rows(ny, DEPTH * TB_RADIUS, a, b);
+  wp_segment(a, b, blockIdx.y, gridDim.y, y0, y1);
+  wp_pass<TB_WARPS, TB_TW, false>(in, out, nx, ny, 1 + blockIdx.x, gridDim.x + 2, y0, y1);
+}
+
+// Blocks 0 .. 2m - 1: the first tile's m segments of the rows [R, ny - R), then the last
+// tile's (the longest work first); then the top and bottom bands of each tile between, two
+// blocks per tile. m follows from the grid: gridDim.x = 2m + 2 x (tiles - 2).
+extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
+tb_edge(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  constexpr int R = TB_RADIUS, DEPTH = TB_WARPS * TB_TW;
+  const int tiles = wp_tiles<DEPTH>(nx), m = (int(gridDim.x) - 2 * (tiles - 2)) / 2, bx = blockIdx.x;
+  int t, y0, y1;
+  if (bx < 2 * m) {
+    t = bx < m ? 0 : tiles - 1;
+    wp_segment(R, ny - R, bx % m, m, y0, y1);
+  } else {
+    int a, b;
+    wp_plain_rows(ny, DEPTH * R, a, b);
+    const int band = bx - 2 * m;
+    t = 1 + band / 2;
+    y0 = band % 2 ? b : R;
+    y1 = band % 2 ? ny - R : a;
+  }
+  wp_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, t, tiles, y0, y1);
+}
+#else
+// Every tile (gridDim.x) and segment (gridDim.y), with the ring's tests.
+extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
+tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  int y0, y1;
+  wp_segment(TB_RADIUS, ny - TB_RADIUS, blockIdx.y, gridDim.y, y0, y1);
+  wp_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, blockIdx.x, gridDim.x, y0, y1);
+}
+#endif
+
+// One warp, one step, every tile and segment (gridDim) with the ring's tests.
 extern "C" __global__ void __launch_bounds__(32)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  wp_pass<1, 1>(in, out, nx, ny);
+  int y0, y1;
+  wp_segment(TB_RADIUS, ny - TB_RADIUS, blockIdx.y, gridDim.y, y0, y1);
+  wp_pass<1, 1, true>(in, out, nx, ny, blockIdx.x, gridDim.x, y0, y1);
 }

@@ -15,6 +15,7 @@ set(TBTUNE_CODEGEN_SOURCES
   tuner/codegen/strategies/wpipe2d.cpp
   tuner/codegen/strategies/tile3d.cpp
   tuner/codegen/strategies/split.cpp
+  tuner/codegen/strategies/wpipe2d_grid.cpp
 )
 set(TBTUNE_GPU_SOURCES
   tuner/gpu/nvrtc.cpp

@@ -1,8 +1,13 @@
-// Host driver of scripts/emulate/run2d.sh: launches tb_full / tb_step of an included wpipe2d
-// kernel the way tuner/codegen/strategies/wpipe2d.cpp does (its geometry mirrored here) and
-// compares with a CPU reference. Shared memory starts as NaN: garbage that reaches an output fails.
+// Host driver of scripts/emulate/run2d.sh: launches tb_full and tb_edge (a pass; with split 0
+// tb_full alone) or tb_step of an included wpipe2d kernel with the tuner's geometry
+// (tuner/codegen/strategies/wpipe2d_grid)
+// and compares with a CPU reference. Shared memory starts as NaN: garbage that reaches an output
+// fails.
+#include <array>
+
 #include "shim.hpp"
 #include KERNEL
+#include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 struct HostAcc {
   const real* c;
   long sy;
@@ -10,8 +15,10 @@ struct HostAcc {
 };
 int main(int argc, char** argv) {
   const int nx = atoi(argv[1]), ny = atoi(argv[2]), steps = atoi(argv[3]);
-  const unsigned segs = argc > 4 ? unsigned(atoi(argv[4])) : 1u;  // y segments (gridDim.y)
-  const int R = TB_RADIUS, RX = TB_RX, D = TB_WARPS * TB_TW, cols = 32 * RX;
+  // Segments: tb_full's per tile and tb_edge's of the first and last tiles (the tuner chooses
+  // both to fill waves); the step kernel's tiles take the first.
+  const long segs = argc > 4 ? atol(argv[4]) : 1, edge_segs = argc > 5 ? atol(argv[5]) : segs;
+  const int R = TB_RADIUS, D = TB_WARPS * TB_TW, cols = 32 * TB_RX;
   const long n = long(nx) * ny;
   std::vector<real> a(n), b(n), ref(n), next(n);
   unsigned s = 12345;
@@ -24,17 +31,14 @@ int main(int argc, char** argv) {
     ref.swap(next);
   }
   b = a;  // out starts as a copy (boundary cells are never written)
-  for (int done = 0; done < steps;) {
-    const bool full = steps - done >= D;
-    const int depth = full ? D : 1, warps = full ? TB_WARPS : 1;
-    const unsigned gx = unsigned((nx - 2 * R + cols - 2 * depth * R - 1) / (cols - 2 * depth * R));
-    const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
-    gridDim = {gx, segs, 1};
+  // One kernel's blocks one at a time, the last first: a block that wrote cells of another
+  // would be caught (overwritten later) instead of hidden.
+  auto launch = [&](void (*kernel)(const real*, real*, int, int, int, real*), std::array<unsigned, 3> grid,
+                    int warps, long smem) {
+    gridDim = {grid[0], grid[1], 1};
     blockDim = {unsigned(warps * 32), 1, 1};
-    // Blocks one at a time, last segment first: a block that wrote rows of another would be
-    // caught (overwritten later) instead of hidden.
-    for (unsigned by = segs; by-- > 0;)
-      for (unsigned bx = 0; bx < gx; ++bx) {
+    for (unsigned by = grid[1]; by-- > 0;)
+      for (unsigned bx = grid[0]; bx-- > 0;) {
         std::vector<unsigned char> sm(smem);
         for (long i = 0; i < smem / long(sizeof(real)); ++i) reinterpret_cast<real*>(sm.data())[i] = real(NAN);
         std::barrier<> bar(warps * 32);
@@ -48,11 +52,24 @@ int main(int argc, char** argv) {
             blk_bar = &bar;
             tb_warp = ws[t / 32].get();
             tb_block_smem = sm.data();
-            if (full) tb_full(a.data(), b.data(), nx, ny, 1, nullptr);
-            else tb_step(a.data(), b.data(), nx, ny, 1, nullptr);
+            kernel(a.data(), b.data(), nx, ny, 1, nullptr);
           });
         for (auto& t : th) t.join();
       }
+  };
+  for (int done = 0; done < steps;) {
+    const bool full = steps - done >= D;
+    const int depth = full ? D : 1, warps = full ? TB_WARPS : 1;
+    const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
+    const unsigned gx = unsigned((nx - 2 * R + cols - 2 * depth * R - 1) / (cols - 2 * depth * R));
+#if TB_WP_SPLIT
+    if (full) {
+      const tbtune::Wpipe2dGrid g = tbtune::wpipe2d_grid(nx, ny, R, TB_RX, D, segs, edge_segs);
+      launch(tb_edge, g.edge_grid(), warps, smem);
+      if (g.plain > 0) launch(tb_full, g.full_grid(), warps, smem);
+    } else
+#endif
+    launch(full ? tb_full : tb_step, {gx, unsigned(segs), 1}, warps, smem);
     a.swap(b);
     b = a;
     done += depth;

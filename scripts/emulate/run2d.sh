@@ -3,8 +3,9 @@
 # with a CPU reference after STEPS steps (the remainder of STEPS / depth through the one-step
 # kernel). For checking the template's index arithmetic, rings and shuffles on a machine without
 # a GPU; it cannot show races that need GPU timing.
-# Usage: [SEGS=N] [TBTUNE=path/to/tbtune] scripts/emulate/run2d.sh SPEC DTYPE NX NY STEPS [NAME=VALUE ...]
-# SEGS: y segments (gridDim.y; the tuner chooses them to fill waves), default 1.
+# Usage: [SEGS=N] [EDGE=N] [TBTUNE=path/to/tbtune] scripts/emulate/run2d.sh SPEC DTYPE NX NY STEPS [NAME=VALUE ...]
+# SEGS: y segments of the tiles between the first and the last (tb_full), EDGE: of the first and
+# the last (tb_edge); the tuner chooses both to fill waves. Default 1 and SEGS.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/../.."
@@ -17,6 +18,7 @@ trap 'rm -rf "$work"' EXIT
 "${TBTUNE:-$root/build/tbtune}" emit "$spec" --domain "${nx}x${ny}" --strategy wpipe2d --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
 sed -i -e 's|#include <cuda_pipeline_primitives.h>||' \
   -e 's|extern __shared__ __align__(16) unsigned char tb_smem\[\];|unsigned char* tb_smem = tb_block_smem;|' "$work/k.cu"
-g++ -std=c++20 -O1 -w -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver2d.cpp" -pthread
-echo -n "$(basename "$spec") $dt ${nx}x${ny} steps=$steps segs=${SEGS:-1} $*: "
-"$work/k" "$nx" "$ny" "$steps" "${SEGS:-1}"
+g++ -std=c++20 -O1 -w -I"$root" -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver2d.cpp" \
+  "$root/tuner/codegen/strategies/wpipe2d_grid.cpp" -pthread
+echo -n "$(basename "$spec") $dt ${nx}x${ny} steps=$steps segs=${SEGS:-1} edge=${EDGE:-${SEGS:-1}} $*: "
+"$work/k" "$nx" "$ny" "$steps" "${SEGS:-1}" "${EDGE:-${SEGS:-1}}"

@@ -28,6 +28,10 @@ using Params = std::map<std::string, int>;
 /// steps per launch, `kStepKernel` one step (it runs the remainder when steps % depth != 0).
 inline constexpr const char* kFullKernel = "tb_full";
 inline constexpr const char* kStepKernel = "tb_step";
+/// A kernel some strategies run beside `kFullKernel` in each of its passes, on a second stream:
+/// the blocks of the pass that need handling the others do without (wpipe2d: the tiles that
+/// meet the boundary ring), compiled apart so that their registers do not burden the others.
+inline constexpr const char* kEdgeKernel = "tb_edge";
 
 /// How one kernel is launched. Every kernel takes (const real* in, real* out, int nx, int ny,
 /// int nz, real* scratch) and writes every interior cell of `out`; the boundary ring of `out`
@@ -38,7 +42,13 @@ struct Launch {
   std::size_t dynamic_smem = 0;
   bool cooperative = false;   ///< launch with cudaLaunchCooperativeKernel (grid.sync() inside)
   std::size_t scratch_elems = 0;  ///< size of the `scratch` buffer the kernel needs
+  /// Blocks of kEdgeKernel that run beside this (full) launch in the same pass, with the same
+  /// block size and shared memory; none when zero. `grid` itself may then be empty.
+  std::array<unsigned, 3> edge_grid{0, 0, 0};
 };
+
+/// Blocks in a launch grid.
+[[nodiscard]] inline long blocks(const std::array<unsigned, 3>& grid) { return long(grid[0]) * grid[1] * grid[2]; }
 
 /// Facts about the device the launch is for, read from the device or the compiled kernel.
 struct LaunchContext {

@@ -179,6 +179,30 @@ void launch_kernel_args(const void* kernel, const Launch& l, void** args, void* 
     TB_CUDA(cudaLaunchKernel(kernel, grid, block, args, l.dynamic_smem, s));
 }
 
+SideStream::SideStream() {
+  cudaStream_t s = nullptr;
+  cudaEvent_t a = nullptr, b = nullptr;
+  TB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  stream_ = s;
+  TB_CUDA(cudaEventCreateWithFlags(&a, cudaEventDisableTiming));
+  forked_ = a;
+  TB_CUDA(cudaEventCreateWithFlags(&b, cudaEventDisableTiming));
+  done_ = b;
+}
+SideStream::~SideStream() {
+  if (done_) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
+  if (forked_) cudaEventDestroy(static_cast<cudaEvent_t>(forked_));
+  cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+void SideStream::fork(void* stream) {
+  TB_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(forked_), static_cast<cudaStream_t>(stream)));
+  TB_CUDA(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), static_cast<cudaEvent_t>(forked_), 0));
+}
+void SideStream::join(void* stream) {
+  TB_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(done_), static_cast<cudaStream_t>(stream_)));
+  TB_CUDA(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(done_), 0));
+}
+
 void synchronize() {
   TB_CUDA(cudaGetLastError());
   TB_CUDA(cudaDeviceSynchronize());

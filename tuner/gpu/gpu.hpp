@@ -91,6 +91,25 @@ void launch_kernel(const void* kernel, const Launch& launch, const void* in, voi
 /// for cudaLaunchKernel. Cooperative when `launch.cooperative`.
 void launch_kernel_args(const void* kernel, const Launch& launch, void** args, void* stream = nullptr);
 
+/// A second stream whose work runs beside a caller's stream: fork(s) makes it wait for what `s`
+/// has queued so far, join(s) makes `s` wait for what it has queued since (a cudaStream_t;
+/// nullptr: the default stream).
+class SideStream {
+ public:
+  SideStream();
+  ~SideStream();
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  void fork(void* stream);
+  void join(void* stream);
+  [[nodiscard]] void* get() const { return stream_; }
+
+ private:
+  void* stream_ = nullptr;
+  void* forked_ = nullptr;  // events
+  void* done_ = nullptr;
+};
+
 /// Waits for the device and throws CudaError for any error a kernel raised.
 void synchronize();
 

@@ -24,10 +24,9 @@ Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool f
                             "do not fit on one SM", full ? "full" : "step",
                             l.block[0] * l.block[1] * l.block[2], l.dynamic_smem));
   l = s.launch(p, params, full, ctx);
-  const long blocks = long(l.grid[0]) * l.grid[1] * l.grid[2];
-  if (l.cooperative && blocks > long(ctx.resident_blocks_per_sm) * d.sm_count)
+  if (l.cooperative && blocks(l.grid) > long(ctx.resident_blocks_per_sm) * d.sm_count)
     throw Error(fmt::format("{} kernel needs {} co-resident blocks but only {} x {} SMs fit",
-                            full ? "full" : "step", blocks, ctx.resident_blocks_per_sm, d.sm_count));
+                            full ? "full" : "step", blocks(l.grid), ctx.resident_blocks_per_sm, d.sm_count));
   return l;
 }
 
@@ -40,6 +39,13 @@ KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Probl
   step_ = module_->kernel(kStepKernel);
   full_launch_ = resolve(strategy, problem, params, true, full_, device);
   step_launch_ = resolve(strategy, problem, params, false, step_, device);
+  if (blocks(full_launch_.edge_grid) > 0) {
+    edge_ = module_->kernel(kEdgeKernel);
+    if (resident_blocks_per_sm(edge_, full_launch_) == 0)
+      throw Error(fmt::format("edge kernel cannot run: {} threads with {} bytes of dynamic shared memory do not "
+                              "fit on one SM", full_launch_.block[0], full_launch_.dynamic_smem));
+    side_ = std::make_unique<SideStream>();
+  }
   const std::size_t elems = std::max(full_launch_.scratch_elems, step_launch_.scratch_elems);
   if (elems) scratch_ = DeviceBuffer(elems * std::size_t(dtype_bytes(problem.dtype)));
 }
@@ -49,9 +55,19 @@ void* KernelSet::run(void* a, void* b, long steps, void* stream) {
   const long full_launches = steps / depth_;
   const long total = full_launches + steps % depth_;
   for (long i = 0; i < total; ++i) {
-    const bool full = i < full_launches;
-    launch_kernel(full ? full_ : step_, full ? full_launch_ : step_launch_, a, b, nx, ny, nz,
-                  scratch_.get(), stream);
+    if (i >= full_launches) {
+      launch_kernel(step_, step_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
+    } else if (!edge_) {
+      launch_kernel(full_, full_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
+    } else {
+      // The edge kernel's blocks take the pass's other cells, at the same time.
+      side_->fork(stream);
+      Launch edge = full_launch_;
+      edge.grid = edge.edge_grid;
+      launch_kernel(edge_, edge, a, b, nx, ny, nz, scratch_.get(), side_->get());
+      if (blocks(full_launch_.grid) > 0) launch_kernel(full_, full_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
+      side_->join(stream);
+    }
     std::swap(a, b);
   }
   return a;

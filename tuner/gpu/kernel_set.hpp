@@ -20,7 +20,8 @@ class KernelSet {
 
   /// Advances `steps` steps from `a`, ping-ponging between the device arrays `a` and `b` (both
   /// holding the boundary ring). Returns the array holding the result. Asynchronous, on
-  /// `stream` (a cudaStream_t; nullptr: the default stream).
+  /// `stream` (a cudaStream_t; nullptr: the default stream); an edge kernel runs on a second
+  /// stream that `stream` waits for at the end of each pass.
   void* run(void* a, void* b, long steps, void* stream = nullptr);
 
   [[nodiscard]] int depth() const { return depth_; }
@@ -31,6 +32,8 @@ class KernelSet {
   std::unique_ptr<LoadedModule> module_;
   const void* full_ = nullptr;
   const void* step_ = nullptr;
+  const void* edge_ = nullptr;         // kEdgeKernel, when the full launch has an edge grid
+  std::unique_ptr<SideStream> side_;  // where it runs
   Launch full_launch_, step_launch_;
   int depth_ = 1;
   DeviceBuffer scratch_;

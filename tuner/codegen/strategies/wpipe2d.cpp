@@ -2,8 +2,9 @@
 // (templates/wpipe2d.cuh). Each lane keeps `rx` cells of a row in registers, x halos come by
 // warp shuffle, y is streamed, and the block's `warps` warps form a pipeline in time, each
 // advancing `tw` steps in registers and handing its rows to the next through a shared-memory
-// ring. Parameters: rx, warps, tw (depth = warps x tw), rows (per iteration, i.e. per barrier)
-// and bps (blocks per SM to aim for).
+// ring. Parameters: rx, warps, tw (depth = warps x tw), rows (per iteration, i.e. per barrier),
+// bps (blocks per SM to aim for) and split (1: the blocks that meet the boundary ring in a
+// kernel of their own, beside the others'; 0: one kernel, every block testing for the ring).
 #include "tuner/codegen/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "model/derived.hpp"
 #include "tuner/codegen/codegen.hpp"
+#include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 #include "tuner/spec/error.hpp"
 
 namespace tbtune {
@@ -62,13 +64,6 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
 // speed of rx 15, and rx 8 at half that of rx 7.
 int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
 
-// Up to this body size the kernel carries a second copy of the loop, without the boundary
-// ring's tests, for the blocks that never meet the ring (TB_WP_PLAIN). On the H100
-// (docs/bench-2d.md, version 8) it gained 2-7% with bodies of 210 to 2401 multiply-adds, and
-// cost j2d49pt 18-41% at 3087 (rx 9) and 4459 (rx 13): two copies overflow the instruction
-// cache.
-constexpr long kMaxPlainBody = 2500;
-
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
 int halo_shuffles(const Problem& p) {
@@ -89,11 +84,15 @@ int estimated_regs(const Problem& p, int rx, int tw, int rows) {
   return (tw * std::max(2 * r, rows) * rx + rows * rx) * per_value;
 }
 
+// Whether a pass is two kernels (the `split` parameter). Kernels cached before it existed
+// were one kernel with the geometry of split 0.
+bool split_of(const Params& k) { return k.count("split") && k.at("split") != 0; }
+
 class Wpipe2d final : public Strategy {
  public:
   std::string name() const override { return "wpipe2d"; }
   std::string summary() const override {
-    return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps";
+    return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps, split";
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
@@ -111,7 +110,8 @@ class Wpipe2d final : public Strategy {
       for (int warps : {2, 4, 6, 8, 12, 16})
         for (int tw = 1; tw <= 8; ++tw)
           for (int rows : {1, 2})
-            for (int bps : {1, 2, 3, 4}) {
+            for (int bps : {1, 2, 3, 4})
+              for (int split : {0, 1}) {
               if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
               if (!fits_domain(p, rx)) continue;
               if (warps * 32 * bps > d.max_threads_per_sm) continue;
@@ -119,7 +119,7 @@ class Wpipe2d final : public Strategy {
               const int cap = std::min(255, d.regs_per_sm / (warps * 32 * bps));
               if (estimated_regs(p, rx, tw, rows) > cap) continue;
               if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-              out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}});
+              out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split}});
             }
     return out;
   }
@@ -131,10 +131,10 @@ class Wpipe2d final : public Strategy {
     // the interior's width, valid columns at least the overlap); values given by hand are kept
     // and checked below.
     const int r = p.stencil.radius;
-    Params k{{"rx", 7}, {"warps", 8}, {"tw", r <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}};
+    Params k{{"rx", 7}, {"warps", 8}, {"tw", r <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}, {"split", 1}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
-        throw UsageError(fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps)", name));
+        throw UsageError(fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split)", name));
       k[name] = v;
     }
     if (!given.count("rx")) k["rx"] = int(std::clamp((p.domain[0] - 2 * r) / 32, 1L, 7L));
@@ -143,8 +143,9 @@ class Wpipe2d final : public Strategy {
     if (!given.count("warps"))
       while (k["warps"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["warps"];
     if (k["rx"] < 1 || k["rx"] > 32 || k["warps"] < 1 || k["warps"] > 32 || k["tw"] < 1 || k["tw"] > 32 ||
-        k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32)
-      throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32");
+        k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32 || k["split"] < 0 || k["split"] > 1)
+      throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32, "
+                       "split 0 or 1");
     const int overlap = k["warps"] * k["tw"] * r;
     if (valid_x(k["rx"], k["warps"] * k["tw"], r) < overlap)
       throw UsageError(fmt::format("wpipe2d: a tile of 32 x rx = {} columns needs at least as many valid columns "
@@ -175,9 +176,13 @@ class Wpipe2d final : public Strategy {
     ModelTerms m;
     m.depth = t;
     const double vx = double(valid_x(rx, t, r)) / tile_cols(rx);
-    const long gx = ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r));
-    // A y segment streams depth x R rows more at each end, and `warps` iterations fill the pipeline.
-    const double busy = split_stream(p.domain[1] - 2 * r, gx, long(d.sm_count) * k.at("bps"), t, r, 1).efficiency;
+    // A y segment streams depth x R rows more at each end, `warps` iterations fill the pipeline,
+    // and with split the blocks that meet the boundary ring run slower, in shorter segments.
+    const long resident = long(d.sm_count) * k.at("bps");
+    const double busy =
+        split_of(k) ? wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, rows, resident).efficiency
+                      : split_stream(p.domain[1] - 2 * r, ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r)),
+                                     resident, t, r, rows).efficiency;
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
@@ -200,7 +205,7 @@ class Wpipe2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
                                {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                               {"TB_WP_PLAIN", body_size(p, k.at("rx"), k.at("tw"), k.at("rows")) <= kMaxPlainBody}},
+                            {"TB_WP_SPLIT", split_of(k)}},
                            "wpipe2d.cuh");
   }
 
@@ -211,10 +216,18 @@ class Wpipe2d final : public Strategy {
     Launch l;
     l.block = {unsigned(warps * 32), 1, 1};
     l.dynamic_smem = std::size_t(smem_bytes(p, rx, warps, k.at("rows")));
-    const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r));
     // The step kernel's one-warp blocks run as many per SM as fit.
     const int bps = full ? std::min(k.at("bps"), ctx.resident_blocks_per_sm) : ctx.resident_blocks_per_sm;
     const long resident = long(ctx.sm_count) * bps;
+    if (full && split_of(k)) {
+      // Two kernels per pass: the blocks away from the boundary ring and those that meet it.
+      const Wpipe2dGrid g = wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, k.at("rows"), resident);
+      l.grid = g.full_grid();
+      l.edge_grid = g.edge_grid();
+      return l;
+    }
+    // One kernel: every tile and segment.
+    const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r));
     const StreamSplit split = split_stream(p.domain[1] - 2 * r, gx, resident, t, r, k.at("rows"));
     l.grid = {gx, unsigned(split.segments), 1};
     return l;
