@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, tb_full, W * 32, smem));
   const int bps = resident < TB_BPS ? resident : TB_BPS;
 #if TB_WP_SPLIT
-  const tbtune::Wpipe2dGrid grid = tbtune::wpipe2d_split(nx, ny, R, TB_RX, DEPTH, TB_ROWS, long(sms) * bps);
+  const tbtune::Wpipe2dGrid grid = tbtune::wpipe2d_split(nx, ny, R, TB_RX, DEPTH, TB_ROWS, long(sms) * bps,
+                                                               tbtune::ring_loop_speed(TB_WP_POINTS));
   const auto fg = grid.full_grid(), eg = grid.edge_grid();
   CHECK(cudaFuncSetAttribute(tb_edge, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
 #else

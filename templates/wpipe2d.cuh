@@ -39,6 +39,9 @@
 
 #include <cuda_pipeline_primitives.h>
 
+// TB_WP_POINTS, the stencil's point count, is for host code that includes this source (the
+// timing executable sizes the pass's segments with it, as the tuner does: wpipe2d_grid).
+
 #define WP_COLS (32 * TB_RX)
 #define WP_G TB_ROWS                          // rows per iteration
 #define WP_WIN (2 * TB_RADIUS + WP_G)          // window rows per level

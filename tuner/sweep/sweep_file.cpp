@@ -30,16 +30,18 @@ constexpr const char* kOverrideKeys[] = {"specs", "dtypes", "domains", "steps", 
 constexpr const char* kTuneKeys[] = {"search",  "top",     "within",       "max_candidates",
                                      "budget",  "timeout", "allow_spills", "strategy"};
 
-/// Directory entries (and folders opened) one spec glob may read. A sweep names a folder or two
-/// of specs; `/p*/*/*/*/*/*` walked /proc and, through /proc/N/root, the whole file system, more
-/// with every level (the sweep fuzz target's timeout).
-constexpr long kMaxGlobEntries = 100000;
+/// Folder entries one spec glob may read, folders it may open and paths it may stat, in all. A
+/// sweep names a folder or two of specs (at most kMaxSweepSpecs); `/p*/*/*/*/*/*` walked /proc
+/// and, through /proc/N/root, the whole file system, more with every level, and at 100,000
+/// entries (stat not counted) `/**/*6*/*/**/*//.` still took 1.5 GB on a GPU machine's file
+/// system (the sweep fuzz target's timeout and out-of-memory).
+constexpr long kMaxGlobEntries = 20000;
 
 /// What is left of kMaxGlobEntries in the glob running on this thread (its callbacks take no
 /// argument of ours); below 0 once it ran out.
 thread_local long glob_entries_left = 0;
 
-/// glob(3) of `pattern` reading at most kMaxGlobEntries entries: glob's result, with
+/// glob(3) of `pattern` within kMaxGlobEntries reads, opens and stats: glob's result, with
 /// glob_entries_left below 0 if it ran out (its matches are then incomplete).
 int bounded_glob(const char* pattern, glob_t& g) {
   g.gl_opendir = [](const char* dir) -> void* {
@@ -51,8 +53,8 @@ int bounded_glob(const char* pattern, glob_t& g) {
     return ::readdir(static_cast<DIR*>(dir));
   };
   g.gl_closedir = [](void* dir) { ::closedir(static_cast<DIR*>(dir)); };
-  g.gl_stat = [](const char* path, struct stat* st) { return ::stat(path, st); };
-  g.gl_lstat = [](const char* path, struct stat* st) { return ::lstat(path, st); };
+  g.gl_stat = [](const char* path, struct stat* st) { return --glob_entries_left < 0 ? -1 : ::stat(path, st); };
+  g.gl_lstat = [](const char* path, struct stat* st) { return --glob_entries_left < 0 ? -1 : ::lstat(path, st); };
   glob_entries_left = kMaxGlobEntries;
   return ::glob(pattern, GLOB_ALTDIRFUNC, nullptr, &g);
 }
@@ -148,7 +150,7 @@ class Reader {
     for (std::size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
     ::globfree(&g);
     if (glob_entries_left < 0)
-      fail(n.Mark(), shown(n) + " reads more than " + std::to_string(kMaxGlobEntries) +
+      fail(n.Mark(), shown(n) + " reads or checks more than " + std::to_string(kMaxGlobEntries) +
                          " folder entries; name the folder that holds the specs");
     if (out.size() > kMaxSweepSpecs) fail(n.Mark(), shown(n) + " matches " + too_many_specs());
     // Without an error_code, a match whose status cannot be read (a symlink loop, /proc/1/cwd)

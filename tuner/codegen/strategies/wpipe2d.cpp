@@ -178,11 +178,13 @@ class Wpipe2d final : public Strategy {
     const double vx = double(valid_x(rx, t, r)) / tile_cols(rx);
     // A y segment streams depth x R rows more at each end, `warps` iterations fill the pipeline,
     // and with split the blocks that meet the boundary ring run slower, in shorter segments.
+    // Without split every block runs the loop with the ring's tests.
     const long resident = long(d.sm_count) * k.at("bps");
+    const double ring = ring_loop_speed(int(p.stencil.points.size()));
     const double busy =
-        split_of(k) ? wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, rows, resident).efficiency
-                      : split_stream(p.domain[1] - 2 * r, ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r)),
-                                     resident, t, r, rows).efficiency;
+        split_of(k) ? wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, rows, resident, ring).efficiency
+                    : ring * split_stream(p.domain[1] - 2 * r, ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r)),
+                                          resident, t, r, rows).efficiency;
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
@@ -205,7 +207,7 @@ class Wpipe2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
                                {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                            {"TB_WP_SPLIT", split_of(k)}},
+                            {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())}},
                            "wpipe2d.cuh");
   }
 
@@ -221,7 +223,8 @@ class Wpipe2d final : public Strategy {
     const long resident = long(ctx.sm_count) * bps;
     if (full && split_of(k)) {
       // Two kernels per pass: the blocks away from the boundary ring and those that meet it.
-      const Wpipe2dGrid g = wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, k.at("rows"), resident);
+      const Wpipe2dGrid g = wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, k.at("rows"), resident,
+                                          ring_loop_speed(int(p.stencil.points.size())));
       l.grid = g.full_grid();
       l.edge_grid = g.edge_grid();
       return l;

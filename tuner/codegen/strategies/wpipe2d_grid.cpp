@@ -6,10 +6,7 @@
 namespace tbtune {
 namespace {
 
-// The edge kernel's blocks (the loop with the boundary ring's tests, and its spills at wide
-// shapes) run at 57-78% of the speed of tb_full's on the H100 (docs/bench-2d.md, version 8);
-// their segments are sized for the low end.
-constexpr double kEdgeSpeed = 0.6;
+constexpr double kRingTests = 3.6;
 
 long ceil_div(long a, long b) { return (a + b - 1) / b; }
 
@@ -21,6 +18,8 @@ long plain_rows(long ny, int radius, int depth) {
 
 }  // namespace
 
+double ring_loop_speed(int points) { return double(points) / (double(points) + kRingTests); }
+
 Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, long plain, long edge) {
   Wpipe2dGrid g;
   g.tiles = ceil_div(nx - 2 * radius, 32L * rx - 2L * depth * radius);
@@ -29,7 +28,8 @@ Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, long p
   return g;
 }
 
-Wpipe2dGrid wpipe2d_split(long nx, long ny, int radius, int rx, int depth, int rows, long resident) {
+Wpipe2dGrid wpipe2d_split(long nx, long ny, int radius, int rx, int depth, int rows, long resident,
+                          double edge_speed) {
   const long lines = ny - 2 * radius, inner = plain_rows(ny, radius, depth);
   // Every segment streams depth x R rows more at each end and fills a pipeline (split_stream's
   // overhead); a band holds the rows within depth x R of the top or bottom.
@@ -43,11 +43,11 @@ Wpipe2dGrid wpipe2d_split(long nx, long ny, int radius, int rx, int depth, int r
     Wpipe2dGrid g = wpipe2d_grid(nx, ny, radius, rx, depth, n, 1);
     // A plain block's time, in rows of tb_full's speed; the edge segments no longer than that.
     const long span = g.plain > 0 ? ceil_div(inner, n) + overhead : 0;
-    const long edge_rows = std::max(16L, long(kEdgeSpeed * double(span)) - overhead);
+    const long edge_rows = std::max(16L, long(edge_speed * double(span)) - overhead);
     g.edge = g.plain > 0 ? ceil_div(lines, edge_rows) : n;
     // Waves of blocks as long as the longest, the bands counted by their share of that.
-    const double longest = std::max<double>(span, double(ceil_div(lines, g.edge) + overhead) / kEdgeSpeed);
-    const double blocks = double(between * g.plain + 2 * g.edge) + double(2 * between * band) / kEdgeSpeed / longest;
+    const double longest = std::max(double(span), double(ceil_div(lines, g.edge) + overhead) / edge_speed);
+    const double blocks = double(between * g.plain + 2 * g.edge) + double(2 * between * band) / edge_speed / longest;
     const double cost = std::ceil(blocks / double(resident)) * longest;
     if (n == 1 || cost < best_cost) {
       best_cost = cost;

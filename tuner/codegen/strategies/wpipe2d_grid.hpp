@@ -22,11 +22,19 @@ struct Wpipe2dGrid {
   [[nodiscard]] std::array<unsigned, 3> edge_grid() const { return {unsigned(2 * edge + 2 * (tiles - 2)), 1u, 1u}; }
 };
 
+/// How fast the loop with the boundary ring's tests runs, as a share of the loop without them,
+/// for a stencil of `points` points: the tests cost about as much as kRingTests more points per
+/// cell, in instructions and in the registers they hold (fitted on the H100, docs/bench-2d.md,
+/// version 9: j2d5pt 0.58 at rx 13, tw 4, where they spill; 57-78% across shapes in version 8).
+[[nodiscard]] double ring_loop_speed(int points);
+
 /// The grid for given segment counts (tiles from the domain).
 [[nodiscard]] Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, long plain, long edge);
 
 /// The segment counts that finish a pass soonest with `resident` blocks at a time, the edge
-/// kernel's blocks given shorter segments as they run slower (`rows`: rows per iteration).
-[[nodiscard]] Wpipe2dGrid wpipe2d_split(long nx, long ny, int radius, int rx, int depth, int rows, long resident);
+/// kernel's blocks given shorter segments as they run at `edge_speed` of the others' speed
+/// (ring_loop_speed; `rows`: rows per iteration).
+[[nodiscard]] Wpipe2dGrid wpipe2d_split(long nx, long ny, int radius, int rx, int depth, int rows, long resident,
+                                        double edge_speed);
 
 }  // namespace tbtune
