@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Nsight Compute on wpipe2d candidates (docs/bench-2d.md): per candidate the launch, occupancy,
 # speed-of-light, scheduler, warp-state, instruction, compute and memory workload and source
-# (SASS) sections of its first tb_full launches, 32 steps on FastStencil's domain, clocks left
+# (SASS) sections of its first tb_full and tb_edge launches, 32 steps on FastStencil's domain, clocks left
 # alone. Reports and CSV pages go to OUT_DIR as one tarball. One launch per launch
 # configuration: the naive reference (256 threads, no shared memory) comes first, then the
 # candidate.
@@ -19,7 +19,7 @@ for c in "$@"; do
   args=()
   for p in ${params//,/ }; do args+=(--param "$p"); done
   start=$SECONDS
-  ncu --target-processes all --clock-control none -k regex:tb_full --filter-mode per-launch-config --launch-count 1 \
+  ncu --target-processes all --clock-control none -k regex:"tb_(full|edge)" --filter-mode per-launch-config --launch-count 1 \
     --section LaunchStats --section Occupancy --section SpeedOfLight --section SchedulerStats \
     --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis --section SourceCounters -f -o "$work/$name" \
