@@ -5,6 +5,7 @@
 /// occupancy, launches and event timing. Every failing call throws CudaError naming the call
 /// and the source line; no driver or no device throws NoGpuError.
 #include <cstddef>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -91,20 +92,29 @@ void launch_kernel(const void* kernel, const Launch& launch, const void* in, voi
 /// for cudaLaunchKernel. Cooperative when `launch.cooperative`.
 void launch_kernel_args(const void* kernel, const Launch& launch, void** args, void* stream = nullptr);
 
-/// A second stream whose work runs beside a caller's stream: fork(s) makes it wait for what `s`
-/// has queued so far, join(s) makes `s` wait for what it has queued since (a cudaStream_t;
-/// nullptr: the default stream).
+/// A second stream whose work runs beside a caller's stream (a cudaStream_t; nullptr: the
+/// default stream).
 class SideStream {
  public:
   SideStream();
   ~SideStream();
   SideStream(const SideStream&) = delete;
   SideStream& operator=(const SideStream&) = delete;
-  void fork(void* stream);
-  void join(void* stream);
-  [[nodiscard]] void* get() const { return stream_; }
+  /// Calls `queue(side)`, where work queued on `side` starts after what `stream` had queued
+  /// before and what `stream` queues next waits for it. One call at a time across threads:
+  /// the two events are shared.
+  template <class F>
+  void beside(void* stream, F&& queue) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    fork(stream);
+    queue(stream_);
+    join(stream);
+  }
 
  private:
+  void fork(void* stream);
+  void join(void* stream);
+  std::mutex mutex_;
   void* stream_ = nullptr;
   void* forked_ = nullptr;  // events
   void* done_ = nullptr;

@@ -61,12 +61,12 @@ void* KernelSet::run(void* a, void* b, long steps, void* stream) {
       launch_kernel(full_, full_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
     } else {
       // The edge kernel's blocks take the pass's other cells, at the same time.
-      side_->fork(stream);
-      Launch edge = full_launch_;
-      edge.grid = edge.edge_grid;
-      launch_kernel(edge_, edge, a, b, nx, ny, nz, scratch_.get(), side_->get());
-      if (blocks(full_launch_.grid) > 0) launch_kernel(full_, full_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
-      side_->join(stream);
+      side_->beside(stream, [&](void* side) {
+        Launch edge = full_launch_;
+        edge.grid = edge.edge_grid;
+        launch_kernel(edge_, edge, a, b, nx, ny, nz, scratch_.get(), side);
+        if (blocks(full_launch_.grid) > 0) launch_kernel(full_, full_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
+      });
     }
     std::swap(a, b);
   }
