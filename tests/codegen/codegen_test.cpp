@@ -132,6 +132,35 @@ TEST(Codegen, Wpipe2dTileFitsTheInterior) {
   for (const Params& k : w->space(p, *builtin_profile("h100"))) EXPECT_LE(32 * k.at("rx"), 298);
 }
 
+// A wpipe2d pass with split 1: tb_full's grid is the tiles between the first and last by its
+// segments, tb_edge's the first and last tiles' segments and two bands per tile between; its
+// segments are shorter where its loop is slower; with too few tiles or rows tb_edge takes all.
+TEST(Codegen, Wpipe2dSplitsAPassInTwoGrids) {
+  const auto launch = [](long nx, long ny, int split) {
+    const Problem p = problem_from("name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
+                                   "domain: [" + std::to_string(nx) + ", " + std::to_string(ny) + "]\nsteps: 1000\n");
+    const Strategy* w = find_strategy("wpipe2d");
+    return w->launch(p, w->complete(p, {{"rx", 13}, {"warps", 8}, {"tw", 4}, {"split", split}}), true, {132, 1});
+  };
+  // 11616 columns: 33 tiles of 416 - 64 valid columns.
+  const Launch two = launch(11616, 11616, 1);
+  EXPECT_EQ(two.grid[0], 31u);
+  EXPECT_GT(two.grid[1], 1u);
+  const long edge = (long(two.edge_grid[0]) - 2 * 31) / 2;
+  EXPECT_EQ(two.edge_grid[0], unsigned(2 * edge + 62));
+  EXPECT_GT(edge, long(two.grid[1]));  // slower blocks, shorter segments
+  EXPECT_EQ(two.edge_grid[1], 1u);
+  const Launch one = launch(11616, 11616, 0);
+  EXPECT_EQ(one.grid[0], 33u);
+  EXPECT_EQ(blocks(one.edge_grid), 0);
+  // Two tiles (nothing between) or no row depth x R from both ends: tb_full has no blocks.
+  EXPECT_EQ(blocks(launch(600, 4000, 1).grid), 0);
+  EXPECT_EQ(launch(600, 4000, 1).edge_grid[0] % 2, 0u);
+  const Launch flat = launch(11616, 60, 1);
+  EXPECT_EQ(blocks(flat.grid), 0);
+  EXPECT_GE(flat.edge_grid[0], 62u);
+}
+
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
   const Problem p = problem_from(
       "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");
@@ -256,11 +285,14 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
     const Problem p = test::small_problem(path, DType::Double, {1037, 389, 1}, 11);
     if (p.dims() != 2) continue;
     SCOPED_TRACE(path);
+    // split 1 (the default): tb_full and tb_edge, run beside it; split 0: tb_full alone.
     for (const Params& given : {Params{{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}},
-                                Params{{"rx", 9}, {"warps", 8}, {"tw", 1}, {"rows", 1}}}) {
-      const CompiledModule m = compile_cuda(s->source(p, s->complete(p, given)), "sm_90");
+                                Params{{"rx", 9}, {"warps", 8}, {"tw", 1}, {"rows", 1}, {"split", 0}}}) {
+      const Params k = s->complete(p, given);
+      const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel));
       EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+      EXPECT_EQ(m.kernels.count(kEdgeKernel), std::size_t(k.at("split")));
       ++compiled;
     }
   }
