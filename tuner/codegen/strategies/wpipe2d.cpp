@@ -112,15 +112,15 @@ class Wpipe2d final : public Strategy {
           for (int rows : {1, 2})
             for (int bps : {1, 2, 3, 4})
               for (int split : {0, 1}) {
-              if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
-              if (!fits_domain(p, rx)) continue;
-              if (warps * 32 * bps > d.max_threads_per_sm) continue;
-              if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
-              const int cap = std::min(255, d.regs_per_sm / (warps * 32 * bps));
-              if (estimated_regs(p, rx, tw, rows) > cap) continue;
-              if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-              out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split}});
-            }
+                if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
+                if (!fits_domain(p, rx)) continue;
+                if (warps * 32 * bps > d.max_threads_per_sm) continue;
+                if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
+                const int cap = std::min(255, d.regs_per_sm / (warps * 32 * bps));
+                if (estimated_regs(p, rx, tw, rows) > cap) continue;
+                if (body_size(p, rx, tw, rows) > kMaxBody) continue;
+                out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split}});
+              }
     return out;
   }
 
