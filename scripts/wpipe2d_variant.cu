@@ -36,7 +36,6 @@ int main(int argc, char** argv) {
   }
   const int nx = std::atoi(argv[1]), ny = std::atoi(argv[2]), steps = std::atoi(argv[3]);
   constexpr int R = TB_RADIUS, W = TB_WARPS, DEPTH = TB_WARPS * TB_TW;
-  const int valid_x = 32 * TB_RX - 2 * DEPTH * R;
   const long smem = long(wp_ring_groups(W)) * TB_ROWS * 32 * TB_RX * long(sizeof(real));
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -49,17 +48,17 @@ int main(int argc, char** argv) {
                                                                tbtune::ring_loop_speed(TB_WP_POINTS));
   const auto fg = grid.full_grid(), eg = grid.edge_grid();
   CHECK(cudaFuncSetAttribute(tb_edge, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-#else
-  const long tiles = (nx - 2 * R + valid_x - 1) / valid_x;
-  const std::array<unsigned, 3> fg{unsigned(tiles),
-                                   unsigned(tbtune::split_stream(ny - 2 * R, tiles, long(sms) * bps, DEPTH, R, TB_ROWS).segments), 1},
-      eg{0, 0, 0};
-#endif
   cudaStream_t side;
   cudaEvent_t forked, joined;
   CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
   CHECK(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming));
   CHECK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
+#else
+  const long tiles = tbtune::wpipe2d_tiles(nx, R, TB_RX, DEPTH);
+  const std::array<unsigned, 3> fg{unsigned(tiles),
+                                   unsigned(tbtune::split_stream(ny - 2 * R, tiles, long(sms) * bps, DEPTH, R, TB_ROWS).segments), 1},
+      eg{0, 0, 0};
+#endif
   const size_t bytes = size_t(nx) * ny * sizeof(real);
   real *a = nullptr, *b = nullptr;
   CHECK(cudaMalloc(&a, bytes));

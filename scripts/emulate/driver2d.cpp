@@ -1,8 +1,7 @@
 // Host driver of scripts/emulate/run2d.sh: launches tb_full and tb_edge (a pass; with split 0
 // tb_full alone) or tb_step of an included wpipe2d kernel with the tuner's geometry
-// (tuner/codegen/strategies/wpipe2d_grid)
-// and compares with a CPU reference. Shared memory starts as NaN: garbage that reaches an output
-// fails.
+// (tuner/codegen/strategies/wpipe2d_grid) and compares with a CPU reference. Shared memory
+// starts as NaN: garbage that reaches an output fails.
 #include <array>
 
 #include "shim.hpp"
@@ -61,7 +60,7 @@ int main(int argc, char** argv) {
     const bool full = steps - done >= D;
     const int depth = full ? D : 1, warps = full ? TB_WARPS : 1;
     const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
-    const unsigned gx = unsigned((nx - 2 * R + cols - 2 * depth * R - 1) / (cols - 2 * depth * R));
+    const unsigned gx = unsigned(tbtune::wpipe2d_tiles(nx, R, TB_RX, depth));
 #if TB_WP_SPLIT
     if (full) {
       const tbtune::Wpipe2dGrid g = tbtune::wpipe2d_grid(nx, ny, R, TB_RX, D, segs, edge_segs);

@@ -183,8 +183,8 @@ class Wpipe2d final : public Strategy {
     const double ring = ring_loop_speed(int(p.stencil.points.size()));
     const double busy =
         split_of(k) ? wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, rows, resident, ring).efficiency
-                    : ring * split_stream(p.domain[1] - 2 * r, ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r)),
-                                          resident, t, r, rows).efficiency;
+                    : ring * split_stream(p.domain[1] - 2 * r, wpipe2d_tiles(p.domain[0], r, rx, t), resident, t, r,
+                                          rows).efficiency;
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
@@ -230,9 +230,9 @@ class Wpipe2d final : public Strategy {
       return l;
     }
     // One kernel: every tile and segment.
-    const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(rx, t, r));
+    const long gx = wpipe2d_tiles(p.domain[0], r, rx, t);
     const StreamSplit split = split_stream(p.domain[1] - 2 * r, gx, resident, t, r, k.at("rows"));
-    l.grid = {gx, unsigned(split.segments), 1};
+    l.grid = {unsigned(gx), unsigned(split.segments), 1};
     return l;
   }
 };

@@ -18,11 +18,15 @@ long plain_rows(long ny, int radius, int depth) {
 
 }  // namespace
 
+long wpipe2d_tiles(long nx, int radius, int rx, int depth) {
+  return ceil_div(nx - 2 * radius, 32L * rx - 2L * depth * radius);
+}
+
 double ring_loop_speed(int points) { return double(points) / (double(points) + kRingTests); }
 
 Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, long plain, long edge) {
   Wpipe2dGrid g;
-  g.tiles = ceil_div(nx - 2 * radius, 32L * rx - 2L * depth * radius);
+  g.tiles = wpipe2d_tiles(nx, radius, rx, depth);
   g.plain = g.tiles > 2 && plain_rows(ny, radius, depth) > 0 ? plain : 0;
   g.edge = edge;
   return g;

@@ -28,6 +28,10 @@ struct Wpipe2dGrid {
 /// version 9: j2d5pt 0.58 at rx 13, tw 4, where they spill; 57-78% across shapes in version 8).
 [[nodiscard]] double ring_loop_speed(int points);
 
+/// Tiles of 32 x rx columns, overlapping by depth x radius per side, across the interior of nx
+/// columns (the template counts them alike: wp_tiles).
+[[nodiscard]] long wpipe2d_tiles(long nx, int radius, int rx, int depth);
+
 /// The grid for given segment counts (tiles from the domain).
 [[nodiscard]] Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, long plain, long edge);
 
