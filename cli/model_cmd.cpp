@@ -149,11 +149,6 @@ int run_model(const ModelArgs& a) {
                       bottleneck_name(q.bottleneck)});
     }
     print_table({"strategy", "params", "PP GCells/s", "P GCells/s", "V", "bound"}, rows);
-    for (const RankedCandidate* c : best)
-      if (!c->strategy->in_model_search())
-        fmt::print("{}: its model is not fitted to GPU measurements yet, so `tune` times it only with "
-                   "--strategy {} or --search exhaustive\n",
-                   c->strategy->name(), c->strategy->name());
   }
   print_derived(derived_json(p, *profile, ranked));
   return kOk;

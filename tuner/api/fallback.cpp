@@ -76,8 +76,7 @@ Served serve_model(const FallbackContext& ctx, const Cache* profile_from) {
   }
   std::string failures;
   int tried = 0;
-  // The model search's pool: a strategy whose model is not fitted yet is not served.
-  for (const RankedCandidate& c : model_search_pool(rank_candidates(ctx.problem, profile))) {
+  for (const RankedCandidate& c : rank_candidates(ctx.problem, profile)) {
     if (!is_feasible(c)) continue;
     if (tried++ == kModelTries) break;
     try {

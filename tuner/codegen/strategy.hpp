@@ -74,11 +74,6 @@ class Strategy {
   /// when the step count is not a multiple of depth(), one per launch. The model predicts it to
   /// weigh those steps (search.cpp). Strategies of depth 1 are their own step kernel.
   [[nodiscard]] virtual Params step_params(const Params& params) const { return params; }
-  /// Whether the default model search may time this strategy's candidates. A strategy whose
-  /// model has not been fitted to measurements on a GPU says no: its candidates are then timed
-  /// only when asked for (`tune --strategy`, an exhaustive search) or when no other strategy
-  /// has a candidate that fits (search.hpp's model_search_pool).
-  [[nodiscard]] virtual bool in_model_search() const { return true; }
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;

@@ -82,25 +82,12 @@ SpaceSize space_size(const std::vector<RankedCandidate>& ranked) {
   return s;
 }
 
-std::vector<RankedCandidate> model_search_pool(const std::vector<RankedCandidate>& ranked) {
-  const auto outside = [](const RankedCandidate& c) { return !c.strategy->in_model_search(); };
-  const bool only_outside = std::all_of(ranked.begin(), ranked.end(), [&](const RankedCandidate& c) {
-    return !is_feasible(c) || outside(c);
-  });
-  if (only_outside) return ranked;
-  std::vector<RankedCandidate> out;
-  for (const auto& c : ranked)
-    if (!outside(c)) out.push_back(c);
-  return out;
-}
-
 std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                const SearchOptions& options) {
   std::vector<RankedCandidate> feasible;
   for (const auto& c : ranked)
     if (is_feasible(c)) feasible.push_back(c);
   if (options.mode == SearchMode::Exhaustive || feasible.empty()) return feasible;
-  feasible = model_search_pool(feasible);
 
   // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
   // ones within the margin form a prefix.

@@ -44,23 +44,16 @@ struct RankedCandidate {
 /// The size of a ranked space (SpaceSize), the naive reference left out.
 [[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
 
-/// What a model search chooses from: `ranked` without the candidates of strategies outside it
-/// (Strategy::in_model_search), unless no feasible candidate of another strategy is left, as
-/// when `tune --strategy` names one of them. Its selection, its stand-ins and the library's
-/// `model` miss policy all take candidates from this pool.
-[[nodiscard]] std::vector<RankedCandidate> model_search_pool(const std::vector<RankedCandidate>& ranked);
-
 /// The feasible candidates after the first `skip` (a model search's selection is a prefix of
-/// them, in model_search_pool's order), at most `count`: they stand in, in rank order, for
-/// selected ones passed over (pruned after compiling, not compiled, too large to launch).
+/// them), at most `count`: they stand in, in rank order, for selected ones passed over (pruned
+/// after compiling, not compiled, too large to launch).
 [[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
                                                      int skip, int count);
 
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
 /// (the engine always runs it first) and candidates that do not fit on chip (is_feasible). Model
-/// search, over model_search_pool: the first `top`, then every further one with PP >= (1 -
-/// within) x the best PP, at most `max_candidates` in all. Exhaustive search: every candidate
-/// that fits.
+/// search: the first `top`, then every further one with PP >= (1 - within) x the best PP, at
+/// most `max_candidates` in all. Exhaustive search: every candidate that fits.
 [[nodiscard]] std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                              const SearchOptions& options);
 

@@ -59,10 +59,15 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
 // How many ways the shared-memory banks serialise a warp's ring loads and stores: lane l
 // reads the rx cells from l x rx, one cell per instruction. The banks serve 128 bytes per
 // wavefront, 32 lanes of 4 bytes or 16 of 8, so lanes whose addresses differ by a multiple of
-// 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none. On
-// the H100 (docs/bench-2d.md, version 7), rx 16 in double ran at a third to under half the
-// speed of rx 15, and rx 8 at half that of rx 7.
+// 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none.
 int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
+
+// What those conflicts cost, in ring accesses: a quarter of an access per extra way. The ring
+// is not what bounds the loop, so only deep conflicts show: on the H100 (docs/bench-2d.md,
+// "The model fitted") rx 10 (2 ways) ran within 3% of rx 9 and 11, rx 12 (4 ways) about 10%
+// below, rx 8 (8 ways) 20-30% and rx 16 (16 ways) 35-70% below; charging every way in full
+// ranked even strips at half their measured speed.
+double conflict_cost(const Problem& p, int rx) { return 1.0 + (bank_conflicts(p, rx) - 1) / 4.0; }
 
 // Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
 // widest |dx| at that row (a cell read by several points is shuffled once).
@@ -84,6 +89,21 @@ int estimated_regs(const Problem& p, int rx, int tw, int rows) {
   return (tw * std::max(2 * r, rows) * rx + rows * rx) * per_value;
 }
 
+// The issue a pass costs per cell beyond its steps, in flops of the FP pipe (a multiply-add is
+// 2): filling and draining the block's pipeline, the ring's loads and stores, the tile's
+// copy-out and the waves' tails. Fitted on the H100 calibration grid (docs/bench-2d.md, "The
+// model fitted": 674 measured candidates of the five 2D configs), where a pass cost as much as
+// 64 + 1.9 x points multiply-adds per cell: deep pipelines won by more than the overlap they
+// recompute, which a model without this term ranked the other way round (4 warps at 2 blocks
+// per SM first, measured 20-25% below 8 warps for j2d25pt and j2d49pt).
+double pass_flops(const Problem& p) { return 2.0 * (64.0 + 1.9 * double(p.stencil.points.size())); }
+
+// Whether the ring's tests cost enough for a pass to run the blocks that meet it as a kernel of
+// their own (split 1). Where they cost less than 10% of the loop, two kernels lost: j2d49pt
+// (0.93) ran 20-35% slower split at rx 9-14 on the H100 (docs/bench-2d.md, version 9), and
+// j2d25pt (0.87) ran within 5% either way.
+constexpr double kSplitBelow = 0.9;
+
 // Whether a pass is two kernels (the `split` parameter). Kernels cached before it existed
 // were one kernel with the geometry of split 0.
 bool split_of(const Params& k) { return k.count("split") && k.at("split") != 0; }
@@ -96,22 +116,23 @@ class Wpipe2d final : public Strategy {
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
-  // Measured on the H100 (docs/bench-2d.md, version 7), but not trusted to the default search
-  // yet: with the bank-conflict term the model's top 16 hold the best measured candidate of
-  // every 2D config, but its top 8 only 88-97% of it for four of the five (j2d49pt 88%), many
-  // of its favourites spill (the register estimate is rough), and no exhaustive search of the
-  // whole space has been run to compare with. It is timed only when asked for.
-  bool in_model_search() const override { return false; }
+  // In the default model search since the model was fitted to 674 candidates measured on the
+  // H100 (docs/bench-2d.md, "The model fitted"; the default tunes measured with it are there).
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
+    const bool may_split = ring_loop_speed(int(p.stencil.points.size())) < kSplitBelow;
+    // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
+    // 2 warps never came within 25% of the best and 16 within 10%; a third or fourth block per
+    // SM gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
     for (int rx = 1; rx <= 27; ++rx)
-      for (int warps : {2, 4, 6, 8, 12, 16})
+      for (int warps : {4, 6, 8, 12})
         for (int tw = 1; tw <= 8; ++tw)
           for (int rows : {1, 2})
-            for (int bps : {1, 2, 3, 4})
+            for (int bps : {1, 2})
               for (int split : {0, 1}) {
+                if (split && !may_split) continue;
                 if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
                 if (!fits_domain(p, rx)) continue;
                 if (warps * 32 * bps > d.max_threads_per_sm) continue;
@@ -188,12 +209,13 @@ class Wpipe2d final : public Strategy {
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
-    // tw steps, lane l at cell l x rx, which the banks serialise bank_conflicts(rx) ways; the
+    // tw steps, lane l at cell l x rx, which the banks serialise (conflict_cost); the
     // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
     // halo cells its rows need (2 x the widest |dx| of each row, per rx cells), a word at a time.
-    m.a_sm = 2.0 / tw * bank_conflicts(p, rx) + 2.0 / t + double(halo_shuffles(p)) / rx * words;
-    // One multiply-add per point (2 flops of the FP pipe's rate).
-    m.a_cmp = 2.0 * double(p.stencil.points.size());
+    m.a_sm = 2.0 / tw * conflict_cost(p, rx) + 2.0 / t + double(halo_shuffles(p)) / rx * words;
+    // One multiply-add per point (2 flops of the FP pipe's rate), and the pass's own cost
+    // spread over its t steps.
+    m.a_cmp = 2.0 * double(p.stencil.points.size()) + pass_flops(p) / t;
     const int regs = estimated_regs(p, rx, tw, rows);
     m.valid = vx * busy;
     m.smem_bytes = smem_bytes(p, rx, warps, rows);
