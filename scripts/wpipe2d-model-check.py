@@ -4,10 +4,11 @@ fitted"): per stencil, the best measured GCells/s, the best among the 8 and 16 m
 the model ranks highest, Spearman's rho between predicted and measured, and the model's top 8 over
 the whole space with the measured figure of each (or - where it was never timed).
 
-Usage: scripts/wpipe2d-model-check.py [TBTUNE] [CSV] [VERSION ...]
+Usage: scripts/wpipe2d-model-check.py [TBTUNE] [CSV[,CSV...]] [VERSION ...]
   TBTUNE   the tbtune binary (default build/tbtune)
-  CSV      trials as docs/data/wpipe2d-h100-v5-v6.csv or wpipe2d-h100-v7-exhaustive.csv holds
-           them (default the first)
+  CSV      trials as docs/data/wpipe2d-h100-v9-calib.csv or wpipe2d-h100-v9-exhaustive.csv holds
+           them, several joined by commas (default: those two and wpipe2d-h100-v9-model.csv);
+           double only. A CSV without a split column (before version 9) reads as split 0.
   VERSION  the CSV's versions to use (default: every version but 5)
 """
 import collections
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = {"j2d5pt": "11616x11616", "j2d9pt": "9504x9504", "j2ds9pt": "9504x9504",
           "j2d25pt": "8448x8448", "j2d49pt": "9504x9504"}  # FastStencil's, as measured
-KEYS = ("rx", "warps", "tw", "rows", "bps")
+KEYS = ("rx", "warps", "tw", "rows", "bps", "split")
 
 
 def ranking(tbtune, stencil, top):
@@ -32,16 +33,20 @@ def ranking(tbtune, stencil, top):
 
 def main():
     tbtune = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "build" / "tbtune")
-    path = sys.argv[2] if len(sys.argv) > 2 else str(ROOT / "docs" / "data" / "wpipe2d-h100-v5-v6.csv")
+    data = ROOT / "docs" / "data"
+    paths = sys.argv[2].split(",") if len(sys.argv) > 2 else [
+        str(data / f"wpipe2d-h100-v9-{name}.csv") for name in ("calib", "exhaustive", "model")]
     versions = set(sys.argv[3:])
     measured = collections.defaultdict(dict)
-    with open(path) as f:
-        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+    for path in paths:
+        with open(path) as f:
+            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        for r in rows:
             version = r.get("version", "7")  # version 7's CSV has one version and no column
             if (version not in versions) if versions else version == "5":
                 continue
             if float(r["gcells"]) > 0:
-                k = tuple(int(r[x]) for x in KEYS)
+                k = tuple(int(r.get(x, "0")) for x in KEYS)
                 measured[r["stencil"]][k] = max(measured[r["stencil"]].get(k, 0.0), float(r["gcells"]))
     for stencil, meas in sorted(measured.items()):
         pred = dict(ranking(tbtune, stencil, 100000))
@@ -58,7 +63,7 @@ def main():
         top8, top16 = max(meas[k] for k in by_pred[:8]), max(meas[k] for k in by_pred[:16])
         print(f"{stencil}: {n} measured, best {best:.1f}; model's top 8 of them {top8:.1f} "
               f"({100 * top8 / best:.1f}%), top 16 {100 * top16 / best:.1f}%; rho {rho:.2f}")
-        print("  model's top 8 of the space (rx, warps, tw, rows, bps: predicted / measured):")
+        print("  model's top 8 of the space (rx, warps, tw, rows, bps, split: predicted / measured):")
         for k, pp in ranking(tbtune, stencil, 8)[:8]:
             print(f"    {k}: {pp:.0f} / {meas[k]:.1f}" if k in meas else f"    {k}: {pp:.0f} / -")
 

@@ -64,8 +64,8 @@ int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DT
 
 // What those conflicts cost, in ring accesses: a quarter of an access per extra way. The ring
 // is not what bounds the loop, so only deep conflicts show: on the H100 (docs/bench-2d.md,
-// "The model fitted") rx 10 (2 ways) ran within 3% of rx 9 and 11, rx 12 (4 ways) about 10%
-// below, rx 8 (8 ways) 20-30% and rx 16 (16 ways) 35-70% below; charging every way in full
+// "The model fitted") rx 10 (2 ways) ran within 3% of rx 11, rx 12 (4 ways) about 10%
+// below, rx 8 (8 ways) 15-35% and rx 16 (16 ways) 35-70% below; charging every way in full
 // ranked even strips at half their measured speed.
 double conflict_cost(const Problem& p, int rx) { return 1.0 + (bank_conflicts(p, rx) - 1) / 4.0; }
 
@@ -124,8 +124,8 @@ class Wpipe2d final : public Strategy {
     const int r = p.stencil.radius;
     const bool may_split = ring_loop_speed(int(p.stencil.points.size())) < kSplitBelow;
     // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
-    // 2 warps never came within 25% of the best and 16 within 10%; a third or fourth block per
-    // SM gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
+    // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
+    // gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
     for (int rx = 1; rx <= 27; ++rx)
       for (int warps : {4, 6, 8, 12})
         for (int tw = 1; tw <= 8; ++tw)
