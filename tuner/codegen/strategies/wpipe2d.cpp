@@ -5,6 +5,7 @@
 // ring. Parameters: rx, warps, tw (depth = warps x tw), rows (per iteration, i.e. per barrier),
 // bps (blocks per SM to aim for) and split (1: the blocks that meet the boundary ring in a
 // kernel of their own, beside the others'; 0: one kernel, every block testing for the ring).
+// Its model and space are fitted to H100 measurements (docs/bench-2d.md, "The model fitted").
 #include "tuner/codegen/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -89,13 +90,13 @@ int estimated_regs(const Problem& p, int rx, int tw, int rows) {
   return (tw * std::max(2 * r, rows) * rx + rows * rx) * per_value;
 }
 
-// The issue a pass costs per cell beyond its steps, in flops of the FP pipe (a multiply-add is
-// 2): filling and draining the block's pipeline, the ring's loads and stores, the tile's
-// copy-out and the waves' tails. Fitted on the H100 calibration grid (docs/bench-2d.md, "The
-// model fitted": 674 measured candidates of the five 2D configs), where a pass cost as much as
-// 64 + 1.9 x points multiply-adds per cell: deep pipelines won by more than the overlap they
-// recompute, which a model without this term ranked the other way round (4 warps at 2 blocks
-// per SM first, measured 20-25% below 8 warps for j2d25pt and j2d49pt).
+// What a pass costs per cell beyond its steps, in flops of the FP pipe (a multiply-add is 2):
+// among it, filling and draining the block's pipeline, the tile's load and copy-out and the
+// last wave's tail. Fitted, not derived: over 674 candidates of the five 2D configs measured
+// on the H100 (docs/bench-2d.md, "The model fitted") a pass cost as much issue as 64 + 1.9 x
+// points multiply-adds per cell, so deep pipelines won by more than the overlap they
+// recompute. A model without this term ranked them the other way round (4 warps at 2 blocks
+// per SM first, which ran 22-24% below 8 warps for j2d25pt and j2d49pt).
 double pass_flops(const Problem& p) { return 2.0 * (64.0 + 1.9 * double(p.stencil.points.size())); }
 
 // Whether the ring's tests cost enough for a pass to run the blocks that meet it as a kernel of
@@ -116,8 +117,6 @@ class Wpipe2d final : public Strategy {
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
-  // In the default model search since the model was fitted to 674 candidates measured on the
-  // H100 (docs/bench-2d.md, "The model fitted"; the default tunes measured with it are there).
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
