@@ -9,8 +9,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build-gpu} out=${2:-${OUT:-default-tunes}}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-declare -A domain=([j2d5pt]=11616x11616 [j2d9pt]=9504x9504 [j2ds9pt]=9504x9504 [j2d25pt]=8448x8448
-                   [j2d49pt]=9504x9504)
+source scripts/faststencil-domains.sh
 json=$(mktemp -d)
 export TBTUNE_SOURCE_DIR=$PWD
 for run in ${RUNS:-fs:double own:double fs:float}; do

@@ -10,8 +10,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build-gpu} out=${2:-${OUT:-wpipe2d-calib}}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-declare -A domain=([j2d5pt]=11616x11616 [j2d9pt]=9504x9504 [j2ds9pt]=9504x9504 [j2d25pt]=8448x8448
-                   [j2d49pt]=9504x9504)
+source scripts/faststencil-domains.sh
 json=$(mktemp -d) db=$(mktemp -d)/calib.db
 export TBTUNE_SOURCE_DIR=$PWD
 for run in ${RUNS:-j2d49pt:13:0:1 j2d49pt:11:0:1 j2d25pt:13:0:1 j2d25pt:11:0:1 j2d49pt:11:1:1 j2d25pt:13:1:1

@@ -17,8 +17,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 export TBTUNE_SOURCE_DIR=$PWD TBTUNE_CLI=$PWD/$build/tbtune
 [ "${TESTS:-1}" = 0 ] || "$build/tests/gpu_test" --gtest_brief=1 \
   --gtest_filter='Specs/*.Run/j2d*:Specs/*.Run/general2d_r4:Specs/*.Run/nonlinear' 2>&1 | tail -20
-declare -A domain=([j2d5pt]=11616x11616 [j2d9pt]=9504x9504 [j2ds9pt]=9504x9504 [j2d25pt]=8448x8448
-                   [j2d49pt]=9504x9504)
+source scripts/faststencil-domains.sh
 summary() {  # the five fastest trials of a tune's JSON
   python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); t=sorted((x for x in d.get("trials",[]) if x["gcells"]), key=lambda x:-x["gcells"])
