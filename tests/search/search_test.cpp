@@ -145,6 +145,32 @@ TEST(Search, Wpipe2dSplitsAPassOnlyWhereTheRingCostsEnough) {
   EXPECT_GT(n, 0);
 }
 
+// The fitted model's two corrections (docs/bench-2d.md, "The model fitted"): a pass's own cost
+// ranks a deep pipeline above a shallow one at the same warps per SM, as measured (j2d49pt rx 13:
+// 8 warps 208 GCells/s, 4 warps at 2 blocks per SM 163), and a bank conflict of two ways (rx 10)
+// costs little, while sixteen (rx 16) cost much (j2d5pt at tw 4: rx 10 1330, rx 11 1367; tw 2:
+// rx 16 344, rx 15 1213).
+TEST(Search, Wpipe2dModelFollowsTheCalibration) {
+  const Strategy& s = *find_strategy("wpipe2d");
+  const DeviceProfile d = *builtin_profile("h100");
+  Problem big = make_problem(load_spec(test::source_dir() + "/configs/j2d49pt.yaml"));
+  big.domain = {9504, 9504, 1};
+  const auto pp = [&](const Problem& p, const Params& k) { return predict_candidate(s, p, k, d).PP_gcells; };
+  const Params deep{{"rx", 13}, {"warps", 8}, {"tw", 1}, {"rows", 1}, {"bps", 1}, {"split", 0}};
+  Params shallow = deep;
+  shallow["warps"] = 4;
+  shallow["bps"] = 2;
+  EXPECT_GT(pp(big, deep), 1.1 * pp(big, shallow));
+
+  Problem small = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
+  small.domain = {11616, 11616, 1};
+  const auto strip = [](int rx, int tw) {
+    return Params{{"rx", rx}, {"warps", 8}, {"tw", tw}, {"rows", 1}, {"bps", 1}, {"split", 1}};
+  };
+  EXPECT_GT(pp(small, strip(10, 4)), 0.9 * pp(small, strip(11, 4)));
+  EXPECT_LT(pp(small, strip(16, 2)), 0.6 * pp(small, strip(15, 2)));
+}
+
 // A run of steps = n x t + r: n passes of the full kernel, r of the step kernel (depth 1, the
 // same tile). The prediction weighs both by their time; a multiple of t costs nothing extra.
 TEST(Search, PredictionCountsTheRemainderSteps) {
