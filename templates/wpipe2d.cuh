@@ -37,7 +37,7 @@
 // least one tile wide, so no tile holds both sides. Only the blocks that meet the ring run
 // these tests, in a kernel of their own (tb_edge, below).
 
-#include <cuda_pipeline_primitives.h>
+// wp_mod, wp_gcd, wp_load_async and wp_cell come from templates/wpipe.cuh, assembled before this.
 
 // TB_WP_POINTS, the stencil's point count, is for host code that includes this source (the
 // timing executable sizes the pass's segments with it, as the tuner does: wpipe2d_grid).
@@ -45,9 +45,6 @@
 #define WP_COLS (32 * TB_RX)
 #define WP_G TB_ROWS                          // rows per iteration
 #define WP_WIN (2 * TB_RADIUS + WP_G)          // window rows per level
-
-__device__ __forceinline__ constexpr int wp_mod(int v, int m) { return ((v % m) + m) % m; }
-__device__ __forceinline__ constexpr int wp_gcd(int a, int b) { return b == 0 ? a : wp_gcd(b, a % b); }
 
 // Iterations until the window's slot pattern repeats: G rows arrive per iteration into WP_WIN slots.
 constexpr int kWpPeriod = WP_WIN / wp_gcd(WP_G, WP_WIN);
@@ -65,12 +62,6 @@ __device__ __forceinline__ constexpr int wp_ring_groups(int w) {
 // so the loads have as many iterations as the ring can give to arrive, at no cost in shared
 // memory.
 __device__ __forceinline__ constexpr int wp_prefetch(int w) { return wp_ring_groups(w) - w - 1; }
-
-// Copies one cell to shared memory asynchronously (cp.async); a cell outside the domain is not
-// read and becomes 0.
-__device__ __forceinline__ void wp_load_async(real* dst, const real* src, bool inside) {
-  __pipeline_memcpy_async(dst, src, sizeof(real), inside ? 0 : sizeof(real));
-}
 
 // What every thread of a block needs.
 struct WpBlock {
@@ -120,21 +111,13 @@ struct WpLevels {
 };
 
 // The window of one level seen from an output row whose own row sits in slot `row`, at cell i.
-// Both are constants once the loops around are unrolled. A cell beyond the strip comes from
-// the lane that holds it (any R: cell p lives floor(p / RX) lanes away), shuffled when it is
-// read rather than kept: the registers go to depth instead. The warp's outer lanes get
-// garbage, which the tile's overlap absorbs.
+// Both are constants once the loops around are unrolled; cells beyond the strip by shuffle
+// (wp_cell).
 struct WpWindow {
   const real (&win)[WP_WIN][TB_RX];
   int row, i;
   __device__ __forceinline__ real operator()(int dx, int dy, int) const {
-    constexpr int RX = TB_RX;
-    const real (&r)[RX] = win[wp_mod(row + dy, WP_WIN)];
-    const int p = i + dx;
-    if (p >= 0 && p < RX) return r[p];
-    const int q = p < 0 ? -((-p + RX - 1) / RX) : p / RX;  // lanes away
-    const int c = p - q * RX;                             // cell in that lane
-    return q < 0 ? __shfl_up_sync(0xffffffffu, r[c], -q) : __shfl_down_sync(0xffffffffu, r[c], q);
+    return wp_cell(win[wp_mod(row + dy, WP_WIN)], i + dx);
   }
 };
 

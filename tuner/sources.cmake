@@ -16,6 +16,8 @@ set(TBTUNE_CODEGEN_SOURCES
   tuner/codegen/strategies/tile3d.cpp
   tuner/codegen/strategies/split.cpp
   tuner/codegen/strategies/wpipe2d_grid.cpp
+  tuner/codegen/strategies/wpipe_model.cpp
+  tuner/codegen/strategies/wpipe3d.cpp
 )
 set(TBTUNE_GPU_SOURCES
   tuner/gpu/nvrtc.cpp

@@ -1,5 +1,6 @@
-// Host emulation of the CUDA features the kernel templates use (tile3d.cuh, wpipe2d.cuh): one
-// std::thread per CUDA thread, a std::barrier per block (and per warp for shuffles), and
+// Host emulation of the CUDA features the kernel templates use (tile3d.cuh, wpipe2d.cuh,
+// wpipe3d.cuh): one std::thread per CUDA thread, a std::barrier per block (and per warp for
+// shuffles, and per named barrier for the templates that use them), and
 // cp.async copies that land only when waited for, so a read before the wait sees stale data.
 #include <algorithm>
 #include <barrier>
@@ -24,6 +25,9 @@ thread_local std::barrier<>* blk_bar;
 std::barrier<>* grid_bar;
 thread_local unsigned char* tb_block_smem;
 inline void __syncthreads() { blk_bar->arrive_and_wait(); }
+// Named barriers (bar.sync id, count): the driver sets one std::barrier per id it uses.
+thread_local std::barrier<>** tb_named;
+inline void tb_named_sync(int id) { tb_named[id]->arrive_and_wait(); }
 
 // Warp shuffles: each lane posts its value, the warp meets, each lane reads its source lane's.
 struct Warp {

@@ -72,8 +72,8 @@ TEST(Codegen, PlaneSumsForAffine3dOnly) {
 }
 
 // wpipe2d's split stencil: head sums the terms with dy below the split, tail the rest and the
-// constant, both by (dy, dx); a stencil that is not affine is evaluated whole in tail; 3D
-// stencils have neither.
+// constant, both by (dy, dx); a stencil that is not affine is evaluated whole in tail. 3D
+// stencils split on dz (StreamSplitFor3dStencilsIsOnZ).
 TEST(Codegen, RowSplitFor2dStencils) {
   const Problem p = problem_from(
       "name: s\ndims: 2\ndtype: double\nexpr: \"0.5*u[0,1] + 0.25*u[-1,0] + 0.125*u[0,-1] + 1\"\n"
@@ -100,8 +100,27 @@ TEST(Codegen, RowSplitFor2dStencils) {
       test::small_problem(test::source_dir() + "/tests/specs/good/nonlinear.yaml", DType::Double, {64, 17, 1}, 1);
   const std::string nl = w->source(q, w->complete(q, {}));
   EXPECT_NE(nl.find("return apply(u);"), std::string::npos);
-  const Problem cube = make_problem(load_spec(test::source_dir() + "/configs/j3d7pt.yaml"));
-  EXPECT_EQ(find_strategy("naive")->source(cube, {}).find("static real head("), std::string::npos);
+}
+
+// wpipe3d streams z, so its split is on dz: head takes the terms of the planes held before the
+// newest (dz < split), by (dz, dy, dx); tail the rest.
+TEST(Codegen, StreamSplitFor3dStencilsIsOnZ) {
+  const Problem p = problem_from(
+      "name: s\ndims: 3\ndtype: double\nexpr: \"0.5*u[0,0,1] + 0.25*u[0,1,0] + 0.125*u[0,0,-1]\"\n"
+      "domain: [64, 32, 16]\nsteps: 1\n");
+  const Strategy* w = find_strategy("wpipe3d");
+  const std::string src = w->source(p, w->complete(p, {}));
+  const auto head = src.find("static real head(");
+  const auto tail = src.find("static real tail(");
+  ASSERT_NE(head, std::string::npos) << src;
+  ASSERT_NE(tail, std::string::npos) << src;
+  const std::string h = src.substr(head, tail - head), t = src.substr(tail);
+  const auto a = h.find("if (-1 < split) acc = tb_fma(real(0.125), u(0, 0, -1), acc);");
+  const auto b = h.find("if (0 < split) acc = tb_fma(real(0.25), u(0, 1, 0), acc);");
+  ASSERT_NE(a, std::string::npos) << h;
+  ASSERT_NE(b, std::string::npos) << h;
+  EXPECT_LT(a, b);
+  EXPECT_NE(t.find("if (1 >= split) acc = tb_fma(real(0.5), u(0, 0, 1), acc);"), std::string::npos) << t;
 }
 
 // wpipe2d keeps the boundary ring at fixed cells of the first and last tile, so the interior must
@@ -298,6 +317,34 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
   }
   EXPECT_EQ(compiled, 12);
 }
+
+// wpipe3d for every 3D config and the nonlinear and general 3D specs (sm_90, double) at two
+// shapes besides the defaults: several levels per stage (the y halo exchange between them) and
+// one warp along y (none), without spilling.
+TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
+  int compiled = 0;
+  std::vector<std::string> paths = test::config_paths();
+  paths.push_back(test::source_dir() + "/tests/specs/good/nonlinear3d.yaml");
+  paths.push_back(test::source_dir() + "/tests/specs/good/points3d.yaml");
+  const Strategy* s = find_strategy("wpipe3d");
+  for (const std::string& path : paths) {
+    const Problem p = test::small_problem(path, DType::Double, {200, 90, 40}, 7);
+    if (p.dims() != 3) continue;
+    SCOPED_TRACE(path);
+    const int r = p.stencil.radius;
+    for (const Params& given : {Params{{"rx", 1}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 2}},
+                                Params{{"rx", 2}, {"cy", std::max(4, 3 * r)}, {"wy", 1}, {"warps", 2}, {"tw", 1}}}) {
+      const CompiledModule m = compile_cuda(s->source(p, s->complete(p, given)), "sm_90");
+      ASSERT_TRUE(m.kernels.count(kFullKernel));
+      ASSERT_TRUE(m.kernels.count(kStepKernel));
+      EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
+      EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
+      ++compiled;
+    }
+  }
+  EXPECT_EQ(compiled, 14);
+}
+
 
 }  // namespace
 }  // namespace tbtune

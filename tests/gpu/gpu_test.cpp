@@ -241,6 +241,16 @@ std::vector<Params> points_for(const std::string& strategy) {
             {{"t", 5}, {"tx", 32}, {"ty", 32}, {"cy", 4}, {"z", 3}, {"bps", 1}},
             {{"t", 4}, {"tx", 64}, {"ty", 32}, {"cy", 4}, {"z", 1}, {"bps", 1}},
             {{"t", 3}, {"tx", 32}, {"ty", 16}, {"cy", 2}, {"z", 2}, {"sum", 0}}};
+  if (strategy == "wpipe3d")
+    // Depths 6, 4, 2, 3 and 4 leave remainders of 5, 3, 1, 2 and 3 steps of the 11; the tiles
+    // overhang the 97 x 71 domain in x and y; 3 levels per stage swap y halos twice per plane,
+    // one warp along y swaps none, bps 2 runs two blocks per SM, an even rx has bank conflicts.
+    // A point whose tile has no valid cells at a stencil's radius is skipped (complete throws).
+    return {{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}},
+            {{"rx", 1}, {"cy", 4}, {"wy", 2}, {"warps", 4}, {"tw", 1}},
+            {{"rx", 3}, {"cy", 3}, {"wy", 8}, {"warps", 1}, {"tw", 2}, {"bps", 2}},
+            {{"rx", 2}, {"cy", 5}, {"wy", 1}, {"warps", 3}, {"tw", 1}},
+            {{"rx", 4}, {"cy", 4}, {"wy", 4}, {"warps", 2}, {"tw", 2}}};
   return {{}};
 }
 

@@ -22,8 +22,9 @@ namespace tbtune {
 using Defines = std::vector<std::pair<std::string, long>>;
 
 /// A complete translation unit: `real` for the dtype, the stencil's TB_RADIUS and TB_DIMS,
-/// `defines`, templates/common.cuh, the functor `TbStencil`, then templates/<template_name>.
+/// `defines`, templates/common.cuh, the functor `TbStencil`, then templates/<name> for each of
+/// `templates` in order (a template's shared parts first).
 [[nodiscard]] std::string assemble_source(const Problem& problem, const Defines& defines,
-                                          const std::string& template_name);
+                                          const std::vector<std::string>& templates);
 
 }  // namespace tbtune

@@ -40,6 +40,7 @@ const std::vector<std::unique_ptr<Strategy>>& strategies() {
     v.push_back(make_wpipe2d_strategy());
     v.push_back(make_smtile3d_strategy());
     v.push_back(make_devtile3d_strategy());
+    v.push_back(make_wpipe3d_strategy());
     return v;
   }();
   return all;

@@ -110,7 +110,7 @@ class Cmq2d final : public Strategy {
                                {"TB_ILP", k.at("ilp")},
                                {"TB_RING", ring_slots(k.at("ilp"), p.stencil.radius)}, {"TB_RRS", k.at("rrs")},
                                {"TB_BPS", k.at("bps")}},
-                           "cmq2d.cuh");
+                           {"cmq2d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {

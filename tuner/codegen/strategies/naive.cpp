@@ -41,7 +41,7 @@ class Naive final : public Strategy {
 
   std::string source(const Problem& p, const Params&) const override {
     const Block b = block_of(p);
-    return assemble_source(p, {{"TB_BX", b.x}, {"TB_BY", b.y}, {"TB_BZ", b.z}}, "naive.cuh");
+    return assemble_source(p, {{"TB_BX", b.x}, {"TB_BY", b.y}, {"TB_BZ", b.z}}, {"naive.cuh"});
   }
 
   Launch launch(const Problem& p, const Params&, bool, const LaunchContext&) const override {

@@ -13,6 +13,7 @@ std::unique_ptr<Strategy> make_cmq2d_strategy();
 std::unique_ptr<Strategy> make_wpipe2d_strategy();
 std::unique_ptr<Strategy> make_smtile3d_strategy();
 std::unique_ptr<Strategy> make_devtile3d_strategy();
+std::unique_ptr<Strategy> make_wpipe3d_strategy();
 
 /// ceil(a / b) for a launch dimension.
 [[nodiscard]] inline unsigned ceil_div(long a, long b) { return unsigned((a + b - 1) / b); }

@@ -53,7 +53,7 @@ class Stream final : public Strategy {
 
   std::string source(const Problem& p, const Params& k) const override {
     return assemble_source(p, {{"TB_BX", k.at("bx")}, {"TB_BY", k.at("by")}, {"TB_PPT", k.at("ppt")}},
-                           "stream.cuh");
+                           {"stream.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool, const LaunchContext&) const override {

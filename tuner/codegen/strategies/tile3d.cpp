@@ -213,7 +213,7 @@ class Tile3d final : public Strategy {
                             {"TB_Z", k.at("z")}, {"TB_SUM", k.at("sum")}, {"TB_REGQ", register_queue(k)},
                             {"TB_RING0", g.level0}, {"TB_RING", g.above}, {"TB_LAG", g.lag},
                             {"TB_BPS", k.at("bps")}},
-                           "tile3d.cuh");
+                           {"tile3d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {

@@ -18,6 +18,7 @@
 #include "model/derived.hpp"
 #include "tuner/codegen/codegen.hpp"
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
+#include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
 
 namespace tbtune {
@@ -57,30 +58,6 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
   return body_rows(p, rows) * tw * rx * long(p.stencil.points.size());
 }
 
-// How many ways the shared-memory banks serialise a warp's ring loads and stores: lane l
-// reads the rx cells from l x rx, one cell per instruction. The banks serve 128 bytes per
-// wavefront, 32 lanes of 4 bytes or 16 of 8, so lanes whose addresses differ by a multiple of
-// 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none.
-int bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
-
-// What those conflicts cost, in ring accesses: a quarter of an access per extra way. The ring
-// is not what bounds the loop, so only deep conflicts show: on the H100 (docs/bench-2d.md,
-// "The model fitted") rx 10 (2 ways) ran within 3% of rx 11, rx 12 (4 ways) about 10%
-// below, rx 8 (8 ways) 15-35% and rx 16 (16 ways) 35-70% below; charging every way in full
-// ranked even strips at half their measured speed.
-double conflict_cost(const Problem& p, int rx) { return 1.0 + (bank_conflicts(p, rx) - 1) / 4.0; }
-
-// Shuffles per row and level: each input row's halo cells that some point reads, 2 x the
-// widest |dx| at that row (a cell read by several points is shuffled once).
-int halo_shuffles(const Problem& p) {
-  std::vector<int> widest(2 * p.stencil.radius + 1, 0);
-  for (const auto& pt : p.stencil.points) {
-    int& w = widest[pt[1] + p.stencil.radius];
-    w = std::max(w, std::abs(pt[0]));
-  }
-  return 2 * std::accumulate(widest.begin(), widest.end(), 0);
-}
-
 // The registers a thread needs, estimated from the values it holds across the barrier: per
 // level, max(2R, rows) rows of rx cells (the rows later outputs read, and the partial sums of
 // the next outputs), plus the rows arriving. Halo cells are shuffled when read, not kept. The
@@ -89,15 +66,6 @@ int estimated_regs(const Problem& p, int rx, int tw, int rows) {
   const int r = p.stencil.radius, per_value = dtype_bytes(p.dtype) / 4;
   return (tw * std::max(2 * r, rows) * rx + rows * rx) * per_value;
 }
-
-// What a pass costs per cell beyond its steps, in flops of the FP pipe (a multiply-add is 2):
-// among it, filling and draining the block's pipeline, the tile's load and copy-out and the
-// last wave's tail. Fitted, not derived: over 674 candidates of the five 2D configs measured
-// on the H100 (docs/bench-2d.md, "The model fitted") a pass cost as much issue as 64 + 1.9 x
-// points multiply-adds per cell, so deep pipelines won by more than the overlap they
-// recompute. A model without this term ranked them the other way round (4 warps at 2 blocks
-// per SM first, which ran 22-24% below 8 warps for j2d25pt and j2d49pt).
-double pass_flops(const Problem& p) { return 2.0 * (64.0 + 1.9 * double(p.stencil.points.size())); }
 
 // Whether the ring's tests cost enough for a pass to run the blocks that meet it as a kernel of
 // their own (split 1). Where they cost less than 10% of the loop, two kernels lost: j2d49pt
@@ -208,13 +176,13 @@ class Wpipe2d final : public Strategy {
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
-    // tw steps, lane l at cell l x rx, which the banks serialise (conflict_cost); the
+    // tw steps, lane l at cell l x rx, which the banks serialise (wpipe_conflict_cost); the
     // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
-    // halo cells its rows need (2 x the widest |dx| of each row, per rx cells), a word at a time.
-    m.a_sm = 2.0 / tw * conflict_cost(p, rx) + 2.0 / t + double(halo_shuffles(p)) / rx * words;
+    // halo cells its rows need (wpipe_shuffles_per_cell), a word at a time.
+    m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx) + 2.0 / t + wpipe_shuffles_per_cell(p, rx) * words;
     // One multiply-add per point (2 flops of the FP pipe's rate), and the pass's own cost
     // spread over its t steps.
-    m.a_cmp = 2.0 * double(p.stencil.points.size()) + pass_flops(p) / t;
+    m.a_cmp = 2.0 * double(p.stencil.points.size()) + wpipe_pass_flops(p) / t;
     const int regs = estimated_regs(p, rx, tw, rows);
     m.valid = vx * busy;
     m.smem_bytes = smem_bytes(p, rx, warps, rows);
@@ -229,7 +197,7 @@ class Wpipe2d final : public Strategy {
     return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
                                {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
                             {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())}},
-                           "wpipe2d.cuh");
+                           {"wpipe.cuh", "wpipe2d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {

@@ -1,0 +1,97 @@
+// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_full (a pass) or tb_step of
+// an included kernel with the strategy's geometry (tuner/codegen/strategies/wpipe3d.cpp,
+// mirrored here) and compares with a CPU reference. Shared memory starts as NaN: garbage that
+// reaches an output fails.
+#include <array>
+
+#include "shim.hpp"
+#include KERNEL
+struct HostAcc {
+  const real* c;
+  long sy, sz;
+  real operator()(int dx, int dy, int dz) const { return c[dx + dy * sy + dz * sz]; }
+};
+int main(int argc, char** argv) {
+  const int nx = atoi(argv[1]), ny = atoi(argv[2]), nz = atoi(argv[3]), steps = atoi(argv[4]);
+  const unsigned segs = argc > 5 ? unsigned(atoi(argv[5])) : 1u;  // z segments (the tuner fills waves)
+  const int R = TB_RADIUS, D = TB_WARPS * TB_TW, cols = 32 * TB_RX, rows = TB_WY * TB_CY + 2 * R;
+  const long n = long(nx) * ny * nz;
+  std::vector<real> a(n), b(n), ref(n), next(n);
+  unsigned s = 12345;
+  for (long i = 0; i < n; ++i) { s = s * 1664525u + 1013904223u; a[i] = real((s >> 8) % 1000) / 1000; }
+  ref = a;
+  for (int st = 0; st < steps; ++st) {
+    next = ref;
+    for (int z = R; z < nz - R; ++z)
+      for (int y = R; y < ny - R; ++y)
+        for (int x = R; x < nx - R; ++x) {
+          const long i = x + long(nx) * (y + long(ny) * z);
+          next[i] = TbStencil::apply(HostAcc{&ref[i], nx, long(nx) * ny});
+        }
+    ref.swap(next);
+  }
+  b = a;  // out starts as a copy (boundary cells are never written)
+  // Blocks one at a time, the last first: a block that wrote cells of another would be caught
+  // (overwritten later) instead of hidden.
+  auto launch = [&](void (*kernel)(const real*, real*, int, int, int, real*), std::array<unsigned, 3> grid,
+                    int stages, long smem) {
+    const int threads = stages * TB_WY * 32;
+    gridDim = {grid[0], grid[1], grid[2]};
+    blockDim = {unsigned(threads), 1, 1};
+    for (unsigned bz = grid[2]; bz-- > 0;)
+      for (unsigned by = grid[1]; by-- > 0;)
+        for (unsigned bx = grid[0]; bx-- > 0;) {
+          std::vector<unsigned char> sm(smem);
+          for (long i = 0; i < smem / long(sizeof(real)); ++i) reinterpret_cast<real*>(sm.data())[i] = real(NAN);
+          std::barrier<> bar(threads);
+          std::vector<std::unique_ptr<std::barrier<>>> named;
+          std::vector<std::barrier<>*> named_ptr(16, nullptr);
+          for (int id = 1; id <= stages; ++id) {
+            named.push_back(std::make_unique<std::barrier<>>(TB_WY * 32));
+            named_ptr[id] = named.back().get();
+          }
+          std::vector<std::unique_ptr<Warp>> ws;
+          for (int w = 0; w < threads / 32; ++w) ws.push_back(std::make_unique<Warp>());
+          std::vector<std::thread> th;
+          for (int t = 0; t < threads; ++t)
+            th.emplace_back([&, t] {
+              blockIdx = {bx, by, bz};
+              threadIdx = {unsigned(t), 0, 0};
+              blk_bar = &bar;
+              tb_named = named_ptr.data();
+              tb_warp = ws[t / 32].get();
+              tb_block_smem = sm.data();
+              kernel(a.data(), b.data(), nx, ny, nz, nullptr);
+            });
+          for (auto& t : th) t.join();
+        }
+  };
+  for (int done = 0; done < steps;) {
+    const bool full = steps - done >= D;
+    const int depth = full ? D : 1, stages = full ? TB_WARPS : 1, tw = full ? TB_TW : 1;
+    // As wpipe3d.cpp: the ring and the stages' exchange areas.
+    const long ring = long(stages + TB_PF_MIN + 1) * rows * cols;
+    const long exchange = TB_WY > 1 ? long(stages) * (tw - 1) * TB_WY * 2 * R * cols : 0;
+    const long smem = (ring + exchange) * long(sizeof(real));
+    const unsigned gx = unsigned((nx - 2 * R + cols - 2 * depth * R - 1) / (cols - 2 * depth * R));
+    const unsigned gy = unsigned((ny - 2 * R + rows - 2 * depth * R - 1) / (rows - 2 * depth * R));
+    launch(full ? tb_full : tb_step, {gx, gy, segs}, stages, smem);
+    a.swap(b);
+    b = a;
+    done += depth;
+  }
+  const double tol = sizeof(real) == 8 ? 1e-10 : 1e-4;
+  long bad = 0, first = -1;
+  double err = 0;
+  for (long i = 0; i < n; ++i) {
+    const double e = std::fabs(double(a[i]) - double(ref[i])) / std::max(1.0, std::fabs(double(ref[i])));
+    if (!(e <= tol)) { if (first < 0) first = i; ++bad; }
+    err = std::isnan(e) ? INFINITY : std::max(err, e);
+  }
+  if (bad)
+    std::printf("FAIL bad=%ld first=(%ld,%ld,%ld) got %g want %g\n", bad, first % nx, first / nx % ny,
+                first / (long(nx) * ny), double(a[first]), double(ref[first]));
+  else
+    std::printf("OK max rel error %g\n", err);
+  return bad != 0;
+}

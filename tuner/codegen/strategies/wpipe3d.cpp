@@ -1,0 +1,212 @@
+// The `wpipe3d` strategy: register-tiled, warp-pipelined temporal blocking for 3D stencils
+// (templates/wpipe3d.cuh, on the 2D template's machinery in templates/wpipe.cuh). Each lane
+// keeps rx x cells of cy y rows (and their y halos) of a plane in registers, x halos come by
+// warp shuffle, z is streamed, and the block's warps are `warps` pipeline stages in time of `wy`
+// warps along y, each stage advancing `tw` steps in registers and handing its planes to the next
+// through a shared-memory ring; a stage's warps swap their y halo rows between levels through a
+// small shared area. Parameters: rx, cy, wy, warps (stages; depth = warps x tw), tw, bps (blocks
+// per SM to aim for).
+#include "tuner/codegen/strategies/strategies.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/derived.hpp"
+#include "tuner/codegen/codegen.hpp"
+#include "tuner/codegen/strategies/wpipe_model.hpp"
+#include "tuner/spec/error.hpp"
+
+namespace tbtune {
+namespace {
+
+// Planes cp.async loads ahead of the one the first stage takes (TB_PF_MIN in the template).
+constexpr int kPrefetch = 2;
+
+// A stage's warps meet at a named barrier of their own: 1 .. 15 (0 is __syncthreads()).
+constexpr int kMaxStages = 15;
+
+struct Shape {
+  int rx, cy, wy, warps, tw;
+  int depth() const { return warps * tw; }
+  int cols() const { return 32 * rx; }
+  int rows(int r) const { return wy * cy + 2 * r; }  // of a plane in the ring
+};
+Shape shape_of(const Params& k) { return {k.at("rx"), k.at("cy"), k.at("wy"), k.at("warps"), k.at("tw")}; }
+
+// The valid columns and rows of a tile: each level loses R per side in both.
+int valid_x(const Shape& s, int depth, int r) { return s.cols() - 2 * depth * r; }
+int valid_y(const Shape& s, int depth, int r) { return s.rows(r) - 2 * depth * r; }
+
+// The ring (stages + prefetch + the plane being stored) and, with several levels per stage and
+// several warps along y, each stage's exchange areas: per level but the last, per warp, its
+// first and last R rows.
+long smem_bytes(const Problem& p, const Shape& s, int stages, int tw) {
+  const int r = p.stencil.radius;
+  const long ring = long(stages + kPrefetch + 1) * s.rows(r) * s.cols();
+  const long exchange = s.wy > 1 ? long(stages) * (tw - 1) * s.wy * 2 * r * s.cols() : 0;
+  return (ring + exchange) * dtype_bytes(p.dtype);
+}
+
+// Tiles across the interior in x and y at `depth` (the template places them alike).
+long tiles(const Problem& p, const Shape& s, int depth) {
+  const int r = p.stencil.radius;
+  return long(ceil_div(p.domain[0] - 2 * r, valid_x(s, depth, r))) *
+         long(ceil_div(p.domain[1] - 2 * r, valid_y(s, depth, r)));
+}
+
+// The multiply-adds of the unrolled loop body (2R + 1 iterations of every level's cy x rx
+// cells); NVRTC's time grows with it, so the space stops at kMaxBody (as wpipe2d's).
+constexpr long kMaxBody = 6000;
+long body_size(const Problem& p, const Shape& s) {
+  return long(2 * p.stencil.radius + 1) * s.tw * s.cy * s.rx * long(p.stencil.points.size());
+}
+
+// Whether some point off the own plane reads another row (a box): then every held plane keeps
+// its y halo rows, otherwise only the plane next used as dz = 0 does.
+bool off_plane_rows(const Stencil& st) {
+  for (const Offset& o : st.points)
+    if (o[2] != 0 && o[1] != 0) return true;
+  return false;
+}
+
+// The registers a thread holds across the barrier, estimated. After head(o) a level still needs
+// the planes o - R + 1 .. o + R - 1: their cy x rx own cells (with the y halo rows for a box,
+// otherwise those of the R - 1 planes not yet used as dz = 0), and the partial sums of its
+// outputs; then the plane arriving. ptxas decides after compiling (the tuner drops kernels that
+// spill); this keeps the space to what may fit.
+int estimated_regs(const Problem& p, const Shape& s) {
+  const int r = p.stencil.radius, per_value = dtype_bytes(p.dtype) / 4;
+  const int rows = off_plane_rows(p.stencil) ? s.cy + 2 * r : s.cy;
+  const int level = (2 * r - 1) * rows * s.rx + (r - 1) * 2 * r * s.rx + s.cy * s.rx;
+  return (s.tw * level + (s.cy + 2 * r) * s.rx) * per_value;
+}
+
+class Wpipe3d final : public Strategy {
+ public:
+  std::string name() const override { return "wpipe3d"; }
+  std::string summary() const override {
+    return "3D register tiling, warp stages pipelined in time, z streamed, halos by shuffle; params rx, cy, wy, "
+           "warps, tw, bps";
+  }
+  bool supports(const Problem& p) const override { return p.dims() == 3; }
+
+  std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
+    std::vector<Params> out;
+    const int r = p.stencil.radius;
+    for (int rx = 1; rx <= 6; ++rx)
+      for (int cy = std::max(1, r); cy <= 12; ++cy)
+        for (int wy : {1, 2, 4, 8})
+          for (int warps = 1; warps <= 4; ++warps)
+            for (int tw = 1; tw <= 4; ++tw)
+              for (int bps : {1, 2}) {
+                const Shape s{rx, cy, wy, warps, tw};
+                const int threads = warps * wy * 32, t = s.depth();
+                if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
+                // At least half of a tile's columns and rows valid: below that the overlap costs
+                // more than the depth saves.
+                if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
+                if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
+                if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
+                if (estimated_regs(p, s) > std::min(255, d.regs_per_sm / (threads * bps))) continue;
+                if (body_size(p, s) > kMaxBody) continue;
+                out.push_back({{"rx", rx}, {"cy", cy}, {"wy", wy}, {"warps", warps}, {"tw", tw}, {"bps", bps}});
+              }
+    return out;
+  }
+
+  Params complete(const Problem& p, const Params& given) const override {
+    const int r = p.stencil.radius;
+    // Defaults that compile in seconds and fit the registers for any radius.
+    Params k{{"rx", 2}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 1}, {"bps", 1}};
+    for (const auto& [name, v] : given) {
+      if (!k.count(name))
+        throw UsageError(fmt::format("strategy 'wpipe3d' has no parameter '{}' (rx, cy, wy, warps, tw, bps)", name));
+      k[name] = v;
+    }
+    if (k["rx"] < 1 || k["rx"] > 16 || k["cy"] < 1 || k["cy"] > 32 || k["wy"] < 1 || k["wy"] > 32 ||
+        k["warps"] < 1 || k["warps"] > kMaxStages || k["tw"] < 1 || k["tw"] > 16 || k["bps"] < 1 || k["bps"] > 32)
+      throw UsageError(fmt::format("wpipe3d: need 1 <= rx <= 16, 1 <= cy <= 32, 1 <= wy <= 32, 1 <= warps <= {}, "
+                                   "1 <= tw <= 16, 1 <= bps <= 32",
+                                   kMaxStages));
+    if (k["cy"] < r)
+      throw UsageError(fmt::format("wpipe3d: cy = {} rows per lane must hold the radius {} (a warp's y halo comes "
+                                   "from its neighbours' rows)",
+                                   k["cy"], r));
+    if (k["warps"] * k["wy"] > 32)
+      throw UsageError("wpipe3d: warps x wy must be at most 32 (1024 threads)");
+    const Shape s = shape_of(k);
+    if (valid_x(s, s.depth(), r) < 1 || valid_y(s, s.depth(), r) < 1)
+      throw UsageError(fmt::format("wpipe3d: a tile of {} x {} cells has no valid cells at depth {} (it loses "
+                                   "depth x radius = {} per side); lower warps x tw or raise rx, cy or wy",
+                                   s.cols(), s.rows(r), s.depth(), s.depth() * r));
+    return k;
+  }
+  int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
+  Params step_params(const Params& k) const override {
+    Params one = k;
+    one["warps"] = 1;  // launch(full = false): one stage advancing one step
+    one["tw"] = 1;
+    return one;
+  }
+
+  ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
+    const Shape s = shape_of(k);
+    const int t = s.depth(), r = p.stencil.radius, words = dtype_bytes(p.dtype) / 4;
+    ModelTerms m;
+    m.depth = t;
+    const double vx = double(valid_x(s, t, r)) / s.cols(), vy = double(valid_y(s, t, r)) / s.rows(r);
+    // A z segment streams depth x R planes more at each end and `warps` iterations fill the
+    // pipeline (split_stream weighs both against whole waves).
+    const long resident = long(d.sm_count) * k.at("bps");
+    const double busy = split_stream(p.domain[2] - 2 * r, tiles(p, s, t), resident, t, r, 1).efficiency;
+    // Per computed cell and pass: the tile is read once, the valid part written once.
+    m.a_gm = 1 + vx * vy;
+    // Per cell and step, on the shared-memory pipe: each stage reads a plane's rows with their y
+    // halos and writes its own rows back once per tw steps (a strip per lane, which the banks
+    // may serialise); between its levels each warp writes and reads 2R halo rows per cy rows;
+    // the ring is filled and emptied once per pass; and each level shuffles its x halos.
+    const double ring = (1.0 + double(s.cy + 2 * r) / s.cy) * wpipe_conflict_cost(p, s.rx);
+    const double exchange = s.wy > 1 ? 4.0 * r / s.cy : 0.0;
+    m.a_sm = ring / s.tw + exchange * (s.tw - 1) / s.tw + 2.0 / t + wpipe_shuffles_per_cell(p, s.rx) * words;
+    m.a_cmp = 2.0 * double(p.stencil.points.size()) + wpipe_pass_flops(p) / t;
+    m.valid = vx * vy * busy;
+    m.smem_bytes = smem_bytes(p, s, s.warps, s.tw);
+    m.threads = s.warps * s.wy * 32;
+    m.blocks_per_sm = k.at("bps");
+    m.regs_per_thread = estimated_regs(p, s);
+    m.ilp = s.rx * s.cy;
+    return m;
+  }
+
+  std::string source(const Problem& p, const Params& k) const override {
+    return assemble_source(p,
+                           {{"TB_RX", k.at("rx")}, {"TB_CY", k.at("cy")}, {"TB_WY", k.at("wy")},
+                            {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")}, {"TB_PF_MIN", kPrefetch},
+                            {"TB_BPS", k.at("bps")}},
+                           {"wpipe.cuh", "wpipe3d.cuh"});
+  }
+
+  Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
+    const int r = p.stencil.radius;
+    const Shape s = shape_of(full ? k : step_params(k));
+    const int t = s.depth();
+    Launch l;
+    l.block = {unsigned(s.warps * s.wy * 32), 1, 1};
+    l.dynamic_smem = std::size_t(smem_bytes(p, s, s.warps, s.tw));
+    const int bps = full ? std::min(k.at("bps"), ctx.resident_blocks_per_sm) : ctx.resident_blocks_per_sm;
+    const long resident = long(ctx.sm_count) * std::max(1, bps);
+    const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(s, t, r));
+    const unsigned gy = ceil_div(p.domain[1] - 2 * r, valid_y(s, t, r));
+    const StreamSplit z = split_stream(p.domain[2] - 2 * r, long(gx) * gy, resident, t, r, 1);
+    l.grid = {gx, gy, unsigned(z.segments)};
+    return l;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_wpipe3d_strategy() { return std::make_unique<Wpipe3d>(); }
+
+}  // namespace tbtune

@@ -1,0 +1,28 @@
+#include "tuner/codegen/strategies/wpipe_model.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+#include <utility>
+
+namespace tbtune {
+
+int wpipe_bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
+
+double wpipe_conflict_cost(const Problem& p, int rx) { return 1.0 + (wpipe_bank_conflicts(p, rx) - 1) / 4.0; }
+
+double wpipe_shuffles_per_cell(const Problem& p, int rx) {
+  std::map<std::pair<int, int>, int> widest;  // (dy, dz) -> widest |dx|
+  for (const auto& pt : p.stencil.points) {
+    int& w = widest[{pt[1], pt[2]}];
+    w = std::max(w, std::abs(pt[0]));
+  }
+  int halo = 0;
+  for (const auto& [line, w] : widest) halo += 2 * w;
+  return double(halo) / rx;
+}
+
+double wpipe_pass_flops(const Problem& p) { return 2.0 * (64.0 + 1.9 * double(p.stencil.points.size())); }
+
+}  // namespace tbtune

@@ -1,0 +1,34 @@
+#pragma once
+/// @file wpipe_model.hpp
+/// Model terms the register-tiled, warp-pipelined strategies share (wpipe2d, wpipe3d): lanes
+/// holding rx contiguous x cells, halos by shuffle, a shared-memory ring read and written a
+/// strip per lane, and a pass cost fitted on the H100 (docs/bench-2d.md, "The model fitted").
+#include "tuner/spec/stencil.hpp"
+
+namespace tbtune {
+
+/// How many ways the shared-memory banks serialise a warp's ring loads and stores: lane l
+/// reads the rx cells from l x rx, one cell per instruction. The banks serve 128 bytes per
+/// wavefront, 32 lanes of 4 bytes or 16 of 8, so lanes whose addresses differ by a multiple of
+/// 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none.
+[[nodiscard]] int wpipe_bank_conflicts(const Problem& p, int rx);
+
+/// What those conflicts cost, in ring accesses: a quarter of an access per extra way. The ring
+/// is not what bounds the loop, so only deep conflicts show: on the H100 rx 10 (2 ways) ran
+/// within 3% of rx 11, rx 12 (4 ways) about 10% below, rx 8 (8 ways) 15-35% and rx 16 (16
+/// ways) 35-70% below; charging every way in full ranked even strips at half their speed.
+[[nodiscard]] double wpipe_conflict_cost(const Problem& p, int rx);
+
+/// Shuffles per cell of a lane's strip of rx cells, per level: for each line of the stencil
+/// across x (each (dy) in 2D, each (dy, dz) in 3D) the halo cells some point reads, 2 x the
+/// widest |dx| on that line (a cell read by several points is shuffled once), over rx cells.
+[[nodiscard]] double wpipe_shuffles_per_cell(const Problem& p, int rx);
+
+/// What a pass costs per cell beyond its steps, in flops of the FP pipe (a multiply-add is 2):
+/// filling and draining the block's pipeline, the tile's load and copy-out, the last wave's
+/// tail. Fitted, not derived: over 674 candidates of the five 2D configs on the H100 a pass
+/// cost as much issue as 64 + 1.9 x points multiply-adds per cell, so deep pipelines won by
+/// more than the overlap they recompute.
+[[nodiscard]] double wpipe_pass_flops(const Problem& p);
+
+}  // namespace tbtune
