@@ -5,8 +5,8 @@
 # alone. Reports and CSV pages go to OUT_DIR as one tarball. One launch per launch
 # configuration: the naive reference (256 threads, no shared memory) comes first, then the
 # candidate.
-# Usage: scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
-#   PARAMS as rx=7,tw=2,warps=8,rows=1,bps=1
+# Usage: [STRATEGY=wpipe3d] scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
+#   PARAMS as rx=7,tw=2,warps=8,rows=1,bps=1 (STRATEGY: the candidates' strategy, default wpipe2d)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
@@ -24,7 +24,7 @@ for c in "$@"; do
     --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis --section SourceCounters -f -o "$work/$name" \
     "$build/tbtune" tune "configs/$spec.yaml" --domain "$domain" --steps 32 --db "$work/$name.db" \
-    --strategy wpipe2d "${args[@]}" --no-probe -q > "$work/$name.log" 2>&1
+    --strategy "${STRATEGY:-wpipe2d}" "${args[@]}" --no-probe -q > "$work/$name.log" 2>&1
   echo "$name: exit $? in $((SECONDS - start)) s"
   ncu --import "$work/$name.ncu-rep" --page details --csv > "$work/$name-details.csv" 2>&1
   ncu --import "$work/$name.ncu-rep" --page source --csv --print-source sass > "$work/$name-sass.csv" 2>&1

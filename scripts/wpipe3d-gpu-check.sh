@@ -4,7 +4,7 @@
 # double, 100 steps: FastStencil's own shape (SHAPES=1), the model's best 16 wpipe3d candidates
 # (MODEL=1) and the default tune (DEFAULT=1), each winner verified; every tune's JSON goes to
 # OUT_DIR (one tarball).
-# Usage: [SPECS="j3d7pt ..."] [TESTS=0] [SHAPES=0] [MODEL=0] [DEFAULT=0] [DTYPE=float]
+# Usage: [SPECS="j3d7pt ..."] [TESTS=0] [SHAPES=0] [MODEL=0] [TOP=16] [DEFAULT=0] [DTYPE=float]
 #        scripts/wpipe3d-gpu-check.sh [BUILD_DIR] [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,7 @@ for s in ${SPECS:-j3d7pt poisson j3d27pt j3d13pt j3d17pt}; do
     for p in ${shape[$s]}; do args+=(--param "$p"); done
     tune shape "$s" --strategy wpipe3d --search exhaustive --param bps=1 "${args[@]}"
   fi
-  [ "${MODEL:-1}" = 1 ] && tune model "$s" --strategy wpipe3d --top 16 --within 0
+  [ "${MODEL:-1}" = 1 ] && tune model "$s" --strategy wpipe3d --top "${TOP:-16}" --within 0
   [ "${DEFAULT:-1}" = 1 ] && tune default "$s"
 done
 tar czf "$out/wpipe3d-check.tgz" -C "$json" .

@@ -43,10 +43,18 @@
 // and the one being stored (the host's smem_bytes counts alike).
 __device__ __forceinline__ constexpr int w3_ring_planes(int w) { return w + TB_PF_MIN + 1; }
 
-// The barrier of one stage's TB_WY warps (named barrier 1 + stage; 0 is __syncthreads()).
+// The barrier of one stage's TB_WY warps: named barrier 1 + stage (0 is __syncthreads()). Each
+// id is an immediate, so ptxas reserves W + 1 barriers, not all 16 as for an id in a register.
+template <int W, int S = 0>
 __device__ __forceinline__ void w3_stage_sync(int stage) {
 #ifdef __CUDA_ARCH__
-  asm volatile("bar.sync %0, %1;" ::"r"(stage + 1), "r"(TB_WY * 32) : "memory");
+  if constexpr (S < W) {
+    if (stage == S) {
+      asm volatile("bar.sync %0, %1;" ::"n"(S + 1), "n"(TB_WY * 32) : "memory");
+      return;
+    }
+    w3_stage_sync<W, S + 1>(stage);
+  }
 #else
   tb_named_sync(stage + 1);  // the CPU emulator (scripts/emulate/shim.hpp)
 #endif
@@ -153,7 +161,7 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
 // The next level's input from this level's output v: v's rows in the middle, the y halos from
 // the stage's neighbouring warps (exchange area j of the stage: per warp its first R rows, then
 // its last R). The tile's outermost warps keep stale halo rows, absorbed by the overlap.
-template <int TW>
+template <int W, int TW>
 __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real (&v)[TB_CY][TB_RX],
                                             real (&x)[W3_IN][TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, EDGE = 2 * R * W3_COLS;
@@ -171,7 +179,7 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
         mine[r * W3_COLS + i] = v[r][i];
         mine[(R + r) * W3_COLS + i] = v[CY - R + r][i];
       }
-    w3_stage_sync(b.stage);
+    w3_stage_sync<W>(b.stage);
     if (b.yw > 0) {
       const real* above = area + (b.yw - 1) * EDGE + b.lane * RX;
 #pragma unroll
@@ -247,11 +255,11 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
     w3_level<TW, PH>(b, s, j, x, v, o - j * R);
-    if (j + 1 < TW) w3_exchange<TW>(b, j, v, x);
+    if (j + 1 < TW) w3_exchange<W, TW>(b, j, v, x);
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
   // exchange barrier between, so one here.
-  if constexpr (TW == 1 && TB_WY > 1) w3_stage_sync(b.stage);
+  if constexpr (TW == 1 && TB_WY > 1) w3_stage_sync<W>(b.stage);
 #pragma unroll
   for (int c = 0; c < CY; ++c)
 #pragma unroll

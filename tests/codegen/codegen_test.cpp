@@ -103,7 +103,8 @@ TEST(Codegen, RowSplitFor2dStencils) {
 }
 
 // wpipe3d streams z, so its split is on dz: head takes the terms of the planes held before the
-// newest (dz < split), by (dz, dy, dx); tail the rest.
+// newest (dz < split), tail the rest, both in apply's order (dz, dx, dy), so that the kernel
+// rounds as the naive one does.
 TEST(Codegen, StreamSplitFor3dStencilsIsOnZ) {
   const Problem p = problem_from(
       "name: s\ndims: 3\ndtype: double\nexpr: \"0.5*u[0,0,1] + 0.25*u[0,1,0] + 0.125*u[0,0,-1]\"\n"
@@ -121,6 +122,9 @@ TEST(Codegen, StreamSplitFor3dStencilsIsOnZ) {
   ASSERT_NE(b, std::string::npos) << h;
   EXPECT_LT(a, b);
   EXPECT_NE(t.find("if (1 >= split) acc = tb_fma(real(0.5), u(0, 0, 1), acc);"), std::string::npos) << t;
+  const std::string apply = src.substr(src.find("static real apply("), head);
+  EXPECT_LT(apply.find("u(0, 0, -1)"), apply.find("u(0, 1, 0)")) << apply;
+  EXPECT_LT(apply.find("u(0, 1, 0)"), apply.find("u(0, 0, 1)")) << apply;
 }
 
 // wpipe2d keeps the boundary ring at fixed cells of the first and last tile, so the interior must
