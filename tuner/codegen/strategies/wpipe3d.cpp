@@ -71,16 +71,19 @@ bool off_plane_rows(const Stencil& st) {
   return false;
 }
 
-// The registers a thread holds across the barrier, estimated. After head(o) a level still needs
-// the planes o - R + 1 .. o + R - 1: their cy x rx own cells (with the y halo rows for a box,
-// otherwise those of the R - 1 planes not yet used as dz = 0), and the partial sums of its
-// outputs; then the plane arriving. ptxas decides after compiling (the tuner drops kernels that
-// spill); this keeps the space to what may fit.
+// The registers a thread needs, estimated from the values it holds across the barrier: after
+// head(o) a level still needs the planes o - R + 1 .. o + R - 1, their cy x rx own cells (with
+// the y halo rows for a box, otherwise those of the R - 1 planes not yet used as dz = 0), and
+// the partial sums of its outputs; then the plane arriving. ptxas needs about 1.5 x that: of
+// the model's best 96 candidates per 3D config on the H200 (docs/bench-3d.md, wpipe3d), those
+// holding under 60% of the register cap fit, and nearly all holding 67% or more spilled. ptxas
+// decides after compiling (the tuner drops kernels that spill); this keeps the space to what
+// may fit.
 int estimated_regs(const Problem& p, const Shape& s) {
   const int r = p.stencil.radius, per_value = dtype_bytes(p.dtype) / 4;
   const int rows = off_plane_rows(p.stencil) ? s.cy + 2 * r : s.cy;
   const int level = (2 * r - 1) * rows * s.rx + (r - 1) * 2 * r * s.rx + s.cy * s.rx;
-  return (s.tw * level + (s.cy + 2 * r) * s.rx) * per_value;
+  return (s.tw * level + (s.cy + 2 * r) * s.rx) * per_value * 3 / 2;
 }
 
 class Wpipe3d final : public Strategy {
