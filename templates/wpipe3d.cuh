@@ -69,7 +69,8 @@ struct W3Block {
   int xlo, xhi, ylo, yhi;  // the columns and rows it writes
   int zs, z0, z1;          // first streamed plane, output planes [z0, z1)
   bool xedge, yedge;       // whether the tile reaches the boundary ring in x, in y
-  int lane, yw, stage;
+  int xin, xout;           // per lane: which of its cells lane + 32 i are in the domain, are output
+  int lane, warp, yw, stage;
   real* ring;  // the conveyor: w3_ring_planes(W) planes of W3_ROWS x W3_COLS cells
   real* xch;   // the stages' exchange areas
 };
@@ -77,7 +78,10 @@ struct W3Block {
 // Keeps the boundary ring at its initial value in output plane o of a level: a ring cell's
 // output is its input, which the level holds in its window (`held`, plane o). Planes, rows and
 // columns outside the domain are treated alike or left as computed: an interior cell never
-// reads them.
+// reads them. The plane test is one uniform branch per plane; the row and cell tests, only in
+// tiles that reach the ring in y or x (RING: the edge kernel), cost registers, which is why the
+// tiles away from the ring run a kernel without them.
+template <bool RING>
 __device__ __forceinline__ void w3_keep_ring(const W3Block& b, int o, const real (&held)[W3_IN][TB_RX],
                                              real (&v)[TB_CY][TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY;
@@ -88,6 +92,7 @@ __device__ __forceinline__ void w3_keep_ring(const W3Block& b, int o, const real
       for (int i = 0; i < RX; ++i) v[c][i] = held[c + R][i];
     return;
   }
+  if constexpr (!RING) return;
   if (b.yedge) {
 #pragma unroll
     for (int c = 0; c < CY; ++c) {
@@ -143,7 +148,7 @@ __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
 }
 
 // After the barrier: level j takes its new input plane x and completes output plane o into v.
-template <int TW, int PH>
+template <int TW, int PH, bool RING>
 __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int j, const real (&x)[W3_IN][TB_RX],
                                          real (&v)[TB_CY][TB_RX], int o) {
 #pragma unroll
@@ -155,7 +160,7 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
       v[c][i] = TbStencil::tail(W3Window{s.win[j], w3_out_slot(PH), c, i}, TB_RADIUS, s.acc[j][c][i]);
-  w3_keep_ring(b, o, s.win[j][w3_out_slot(PH)], v);
+  w3_keep_ring<RING>(b, o, s.win[j][w3_out_slot(PH)], v);
 }
 
 // The next level's input from this level's output v: v's rows in the middle, the y halos from
@@ -197,20 +202,32 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
   }
 }
 
+// The ring's traffic with global memory goes by rows: warp w of the block takes rows w, w + the
+// block's warps, ..., and lane l the cells l, l + 32, ... of each (coalesced, and a cell's
+// address one add from its row's). Which of a lane's cells lie in the domain (xin) or among the
+// tile's output columns (xout) is the same in every row and plane: bit i for cell l + 32 i.
+template <int W>
+__device__ __forceinline__ int w3_rows_per_warp() {
+  return (W3_ROWS + W * TB_WY - 1) / (W * TB_WY);
+}
+
 // The block's cp.async copies of input plane zs + q into the ring, one commit group.
 template <int W>
 __device__ __forceinline__ void w3_load_plane(const W3Block& b, int q) {
-  constexpr int THREADS = W * TB_WY * 32, PER_THREAD = (W3_PLANE + THREADS - 1) / THREADS;
-  real* dst = b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE;
+  constexpr int WARPS = W * TB_WY;
+  real* dst = b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane;
   const int z = b.zs + q;
-  const long zoff = (long)b.nx * b.ny * z;
+  const real* src = b.in + ((long)z * b.ny + b.gy0) * b.nx + b.gx0 + b.lane;
 #pragma unroll
-  for (int n = 0; n < PER_THREAD; ++n) {
-    const int c = threadIdx.x + n * THREADS;
-    if (c < W3_PLANE) {
-      const int gy = b.gy0 + c / W3_COLS, gx = b.gx0 + c % W3_COLS;
-      const bool ok = z < b.nz && gy >= 0 && gy < b.ny && gx >= 0 && gx < b.nx;
-      wp_load_async(dst + c, ok ? b.in + zoff + (long)gy * b.nx + gx : b.in, ok);
+  for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
+    const int r = b.warp + n * WARPS;
+    if (r < W3_ROWS) {
+      const bool row_in = z < b.nz && (unsigned)(b.gy0 + r) < (unsigned)b.ny;
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i) {
+        const bool ok = row_in && (b.xin >> i & 1);
+        wp_load_async(dst + r * W3_COLS + 32 * i, ok ? src + (long)r * b.nx + 32 * i : b.in, ok);
+      }
     }
   }
   __pipeline_commit();
@@ -219,21 +236,23 @@ __device__ __forceinline__ void w3_load_plane(const W3Block& b, int q) {
 // The block copies ring plane q, output plane z, to `out`: the tile's valid rows and columns.
 template <int W>
 __device__ __forceinline__ void w3_store_plane(const W3Block& b, int q, int z) {
-  constexpr int THREADS = W * TB_WY * 32, PER_THREAD = (W3_PLANE + THREADS - 1) / THREADS;
+  constexpr int WARPS = W * TB_WY;
   if (z < b.z0 || z >= b.z1) return;
-  const real* src = b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE;
-  const long zoff = (long)b.nx * b.ny * z;
+  const real* src = b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane;
+  real* dst = b.out + ((long)z * b.ny + b.gy0) * b.nx + b.gx0 + b.lane;
 #pragma unroll
-  for (int n = 0; n < PER_THREAD; ++n) {
-    const int c = threadIdx.x + n * THREADS;
-    const int gy = b.gy0 + c / W3_COLS, gx = b.gx0 + c % W3_COLS;
-    if (c < W3_PLANE && gy >= b.ylo && gy < b.yhi && gx >= b.xlo && gx < b.xhi)
-      b.out[zoff + (long)gy * b.nx + gx] = src[c];
+  for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
+    const int r = b.warp + n * WARPS;
+    if (r < W3_ROWS && b.gy0 + r >= b.ylo && b.gy0 + r < b.yhi) {
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i)
+        if (b.xout >> i & 1) dst[(long)r * b.nx + 32 * i] = src[r * W3_COLS + 32 * i];
+    }
   }
 }
 
 // One iteration k = k0 + PH.
-template <int W, int TW, int PH>
+template <int W, int TW, int PH, bool RING>
 __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, int k0) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, DEPTH = W * TW;
   const int k = k0 + PH;
@@ -254,7 +273,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   const int o = b.zs + (k - b.stage) - (b.stage * TW + 1) * R;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
-    w3_level<TW, PH>(b, s, j, x, v, o - j * R);
+    w3_level<TW, PH, RING>(b, s, j, x, v, o - j * R);
     if (j + 1 < TW) w3_exchange<W, TW>(b, j, v, x);
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
@@ -266,16 +285,17 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
     for (int i = 0; i < RX; ++i) plane[(c + R) * W3_COLS + i] = v[c][i];
 }
 
-template <int W, int TW, int PH>
+template <int W, int TW, int PH, bool RING>
 __device__ __forceinline__ void w3_period(const W3Block& b, W3Levels<TW>& s, int k0) {
   if constexpr (PH < W3_WIN) {
-    w3_iteration<W, TW, PH>(b, s, k0);
-    w3_period<W, TW, PH + 1>(b, s, k0);
+    w3_iteration<W, TW, PH, RING>(b, s, k0);
+    w3_period<W, TW, PH + 1, RING>(b, s, k0);
   }
 }
 
-// One block's pass over tile (tx, ty) and output planes [z0, z1).
-template <int W, int TW>
+// One block's pass over tile (tx, ty) and output planes [z0, z1), with the ring's row and cell
+// tests (RING) or without (a tile that reaches no ring cell).
+template <int W, int TW, bool RING>
 __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz,
                                         int tx, int ty, int z0, int z1) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
@@ -300,10 +320,17 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   b.z0 = z0;
   b.z1 = z1;
   b.zs = max(0, z0 - DEPTH * R);
-  const int warp = threadIdx.x >> 5;
+  b.warp = threadIdx.x >> 5;
   b.lane = threadIdx.x & 31;
-  b.stage = warp / TB_WY;
-  b.yw = warp % TB_WY;
+  b.stage = b.warp / TB_WY;
+  b.yw = b.warp % TB_WY;
+  b.xin = b.xout = 0;
+#pragma unroll
+  for (int i = 0; i < RX; ++i) {
+    const int gx = b.gx0 + b.lane + 32 * i;
+    b.xin |= (gx >= 0 && gx < nx) << i;
+    b.xout |= (gx >= b.xlo && gx < b.xhi) << i;
+  }
   b.ring = reinterpret_cast<real*>(tb_smem);
   b.xch = b.ring + w3_ring_planes(W) * W3_PLANE;
   // Iteration k stores plane zs + k - W - DEPTH*R: run until plane z1 - 1 is stored, in whole
@@ -329,7 +356,7 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   }
 
   for (int q = 0; q < TB_PF_MIN; ++q) w3_load_plane<W>(b, q);
-  for (int k0 = 0; k0 < iterations; k0 += W3_WIN) w3_period<W, TW, 0>(b, s, k0);
+  for (int k0 = 0; k0 < iterations; k0 += W3_WIN) w3_period<W, TW, 0, RING>(b, s, k0);
   __pipeline_wait_prior(0);
 }
 
@@ -340,18 +367,70 @@ __device__ __forceinline__ void w3_segment(int lo, int hi, int s, int n, int& z0
   z1 = min(z0 + seg, hi);
 }
 
-// Tiles in x (gridDim.x) and y (gridDim.y), z segments of the interior (gridDim.z).
-extern "C" __global__ void __launch_bounds__(TB_WARPS * TB_WY * 32, TB_BPS)
-tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  int z0, z1;
-  w3_segment(TB_RADIUS, nz - TB_RADIUS, blockIdx.z, gridDim.z, z0, z1);
-  w3_pass<TB_WARPS, TB_TW>(in, out, nx, ny, nz, blockIdx.x, blockIdx.y, z0, z1);
+// The tiles of one axis (n cells, valid V per tile, EXT computed, overlap DR per side) and
+// those whose whole extent lies between the ring's two sides, [lo, hi] (hi = lo - 1: none).
+// The host counts alike (wpipe3d.cpp, plain_tiles).
+struct W3Axis {
+  int tiles, lo, hi;
+};
+__device__ __forceinline__ W3Axis w3_axis(int n, int V, int EXT, int DR) {
+  constexpr int R = TB_RADIUS;
+  W3Axis a;
+  a.tiles = (n - 2 * R + V - 1) / V;
+  a.lo = min((DR + V - 1) / V, a.tiles);
+  const int last = n - 2 * R - EXT + DR;  // tile t ends inside iff t x V <= last
+  a.hi = max(a.lo - 1, min(a.tiles - 1, last >= 0 ? last / V : -1));
+  return a;
 }
 
-// One stage of one level: a step.
+template <int DEPTH>
+__device__ __forceinline__ void w3_axes(int nx, int ny, W3Axis& x, W3Axis& y) {
+  constexpr int DR = DEPTH * TB_RADIUS;
+  x = w3_axis(nx, W3_COLS - 2 * DR, W3_COLS, DR);
+  y = w3_axis(ny, W3_ROWS - 2 * DR, W3_ROWS, DR);
+}
+
+// The tiles away from the ring ([x.lo, x.hi] x [y.lo, y.hi]: gridDim.x x gridDim.y), z segments
+// of the interior (gridDim.z), without the ring's row and cell tests.
+extern "C" __global__ void __launch_bounds__(TB_WARPS * TB_WY * 32, TB_BPS)
+tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  W3Axis x, y;
+  w3_axes<TB_WARPS * TB_TW>(nx, ny, x, y);
+  int z0, z1;
+  w3_segment(TB_RADIUS, nz - TB_RADIUS, blockIdx.z, gridDim.z, z0, z1);
+  w3_pass<TB_WARPS, TB_TW, false>(in, out, nx, ny, nz, x.lo + blockIdx.x, y.lo + blockIdx.y, z0, z1);
+}
+
+// The other tiles, a frame (gridDim.x of them: the rows of tiles above y.lo, then those of the
+// rows between, left of x.lo and right of x.hi, then the rows below y.hi), z segments as above;
+// run beside tb_full.
+extern "C" __global__ void __launch_bounds__(TB_WARPS * TB_WY * 32, TB_BPS)
+tb_edge(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  W3Axis x, y;
+  w3_axes<TB_WARPS * TB_TW>(nx, ny, x, y);
+  const int plain_x = x.hi - x.lo + 1, side = x.tiles - plain_x, middle = (y.hi - y.lo + 1) * side;
+  int e = blockIdx.x, tx, ty;
+  if (e < y.lo * x.tiles) {
+    ty = e / x.tiles;
+    tx = e % x.tiles;
+  } else if ((e -= y.lo * x.tiles) < middle) {
+    ty = y.lo + e / side;
+    const int c = e % side;
+    tx = c < x.lo ? c : x.hi + 1 + (c - x.lo);
+  } else {
+    e -= middle;
+    ty = y.hi + 1 + e / x.tiles;
+    tx = e % x.tiles;
+  }
+  int z0, z1;
+  w3_segment(TB_RADIUS, nz - TB_RADIUS, blockIdx.z, gridDim.z, z0, z1);
+  w3_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, nz, tx, ty, z0, z1);
+}
+
+// One stage of one level, every tile: a step.
 extern "C" __global__ void __launch_bounds__(TB_WY * 32)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   int z0, z1;
   w3_segment(TB_RADIUS, nz - TB_RADIUS, blockIdx.z, gridDim.z, z0, z1);
-  w3_pass<1, 1>(in, out, nx, ny, nz, blockIdx.x, blockIdx.y, z0, z1);
+  w3_pass<1, 1, true>(in, out, nx, ny, nz, blockIdx.x, blockIdx.y, z0, z1);
 }

@@ -73,15 +73,5 @@ int main(int argc, char** argv) {
     b = a;
     done += depth;
   }
-  const double tol = sizeof(real) == 8 ? 1e-10 : 1e-4;
-  long bad = 0, first = -1;
-  double err = 0;
-  for (long i = 0; i < n; ++i) {
-    const double e = std::fabs(double(a[i]) - double(ref[i])) / std::max(1.0, std::fabs(double(ref[i])));
-    if (!(e <= tol)) { if (first < 0) first = i; ++bad; }
-    err = std::isnan(e) ? INFINITY : std::max(err, e);
-  }
-  if (bad) std::printf("FAIL bad=%ld first=(%ld,%ld) got %g want %g\n", bad, first % nx, first / nx, double(a[first]), double(ref[first]));
-  else std::printf("OK max rel error %g\n", err);
-  return bad != 0;
+  return tb_verdict(a, ref, nx, ny);
 }

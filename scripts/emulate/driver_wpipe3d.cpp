@@ -1,6 +1,6 @@
-// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_full (a pass) or tb_step of
-// an included kernel with the strategy's geometry (tuner/codegen/strategies/wpipe3d.cpp,
-// mirrored here) and compares with a CPU reference. Shared memory starts as NaN: garbage that
+// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_edge and tb_full (a pass) or
+// tb_step of an included kernel with the template's tile arithmetic, as the strategy does
+// (tuner/codegen/strategies/wpipe3d.cpp), and compares with a CPU reference. Shared memory starts as NaN: garbage that
 // reaches an output fails.
 #include <array>
 
@@ -73,25 +73,21 @@ int main(int argc, char** argv) {
     const long ring = long(stages + TB_PF_MIN + 1) * rows * cols;
     const long exchange = TB_WY > 1 ? long(stages) * (tw - 1) * TB_WY * 2 * R * cols : 0;
     const long smem = (ring + exchange) * long(sizeof(real));
-    const unsigned gx = unsigned((nx - 2 * R + cols - 2 * depth * R - 1) / (cols - 2 * depth * R));
-    const unsigned gy = unsigned((ny - 2 * R + rows - 2 * depth * R - 1) / (rows - 2 * depth * R));
-    launch(full ? tb_full : tb_step, {gx, gy, segs}, stages, smem);
+    // The template's own tile arithmetic (w3_axes), as the strategy's launch mirrors it.
+    W3Axis x, y;
+    if (full) w3_axes<TB_WARPS * TB_TW>(nx, ny, x, y);
+    else w3_axes<1>(nx, ny, x, y);
+    if (full) {
+      const unsigned plain_x = unsigned(x.hi - x.lo + 1), plain_y = unsigned(y.hi - y.lo + 1);
+      const unsigned frame = unsigned(x.tiles * y.tiles) - plain_x * plain_y;
+      if (frame > 0) launch(tb_edge, {frame, 1, segs}, stages, smem);
+      launch(tb_full, {plain_x, plain_y, segs}, stages, smem);
+    } else {
+      launch(tb_step, {unsigned(x.tiles), unsigned(y.tiles), segs}, stages, smem);
+    }
     a.swap(b);
     b = a;
     done += depth;
   }
-  const double tol = sizeof(real) == 8 ? 1e-10 : 1e-4;
-  long bad = 0, first = -1;
-  double err = 0;
-  for (long i = 0; i < n; ++i) {
-    const double e = std::fabs(double(a[i]) - double(ref[i])) / std::max(1.0, std::fabs(double(ref[i])));
-    if (!(e <= tol)) { if (first < 0) first = i; ++bad; }
-    err = std::isnan(e) ? INFINITY : std::max(err, e);
-  }
-  if (bad)
-    std::printf("FAIL bad=%ld first=(%ld,%ld,%ld) got %g want %g\n", bad, first % nx, first / nx % ny,
-                first / (long(nx) * ny), double(a[first]), double(ref[first]));
-  else
-    std::printf("OK max rel error %g\n", err);
-  return bad != 0;
+  return tb_verdict(a, ref, nx, ny);
 }

@@ -72,3 +72,24 @@ namespace cooperative_groups {
 struct G { void sync() { grid_bar->arrive_and_wait(); } };
 inline G this_grid() { return {}; }
 }
+
+// The drivers' verdict: every cell of `got` against `want` (relative error over max(1, |want|),
+// 1e-10 for double and 1e-4 for float), "OK" and the largest error or "FAIL" and the first bad
+// cell (x, y, z) of an nx x ny x nz array; returns the exit status.
+template <class T>
+int tb_verdict(const std::vector<T>& got, const std::vector<T>& want, long nx, long ny) {
+  const double tol = sizeof(T) == 8 ? 1e-10 : 1e-4;
+  long bad = 0, first = -1;
+  double err = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double e = std::fabs(double(got[i]) - double(want[i])) / std::max(1.0, std::fabs(double(want[i])));
+    if (!(e <= tol)) { if (first < 0) first = long(i); ++bad; }
+    err = std::isnan(e) ? INFINITY : std::max(err, e);
+  }
+  if (bad)
+    std::printf("FAIL bad=%ld first=(%ld,%ld,%ld) got %g want %g\n", bad, first % nx, first / nx % ny, first / (nx * ny),
+                double(got[first]), double(want[first]));
+  else
+    std::printf("OK max rel error %g\n", err);
+  return bad != 0;
+}

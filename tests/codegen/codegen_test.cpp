@@ -324,7 +324,7 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
 
 // wpipe3d for every 3D config and the nonlinear and general 3D specs (sm_90, double) at two
 // shapes besides the defaults: several levels per stage (the y halo exchange between them) and
-// one warp along y (none), without spilling.
+// one warp along y (none); tb_full without spilling, and tb_edge beside it.
 TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
   int compiled = 0;
   std::vector<std::string> paths = test::config_paths();
@@ -341,6 +341,7 @@ TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
       const CompiledModule m = compile_cuda(s->source(p, s->complete(p, given)), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel));
       ASSERT_TRUE(m.kernels.count(kStepKernel));
+      ASSERT_TRUE(m.kernels.count(kEdgeKernel));  // the tiles that reach the ring, beside tb_full
       EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;

@@ -6,7 +6,9 @@
 # several levels per stage with several warps along y (the exchange between levels) and with
 # one (no exchange), one level per stage with several warps along y (the barrier before the
 # write-back), radius 2 and 4, a box, a general point set, a stencil that is not affine, float
-# and double.
+# and double. A pass is two kernels: tb_full for the tiles that reach no ring cell, tb_edge for
+# the frame of the others; the 150 x 90 case has 4 x 13 of the first and 38 of the second, the
+# 48 x 45 case none of the first.
 # Usage: wpipe3d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,4 +22,5 @@ run 2 "$root/configs/poisson.yaml" double 71 30 21 4 rx=2 cy=4 wy=1 warps=2 tw=1
 run 1 "$root/configs/j3d17pt.yaml" double 40 36 18 5 rx=1 cy=4 wy=3 warps=2 tw=1
 run 1 "$root/tests/specs/good/nonlinear3d.yaml" float 40 30 16 3 rx=1 cy=2 wy=4 warps=1 tw=1
 run 1 "$root/tests/specs/good/box3d_r4.yaml" double 48 45 20 3 rx=1 cy=4 wy=3 warps=1 tw=1
+run 2 "$root/configs/j3d7pt.yaml" double 150 90 16 5 rx=1 cy=4 wy=2 warps=2 tw=1
 run 1 "$root/tests/specs/good/points3d.yaml" double 44 40 20 5 rx=1 cy=3 wy=4 warps=2 tw=1

@@ -49,12 +49,31 @@ long smem_bytes(const Problem& p, const Shape& s, int stages, int tw) {
   return (ring + exchange) * dtype_bytes(p.dtype);
 }
 
-// Tiles across the interior in x and y at `depth` (the template places them alike).
-long tiles(const Problem& p, const Shape& s, int depth) {
-  const int r = p.stencil.radius;
-  return long(ceil_div(p.domain[0] - 2 * r, valid_x(s, depth, r))) *
-         long(ceil_div(p.domain[1] - 2 * r, valid_y(s, depth, r)));
+// The tiles of one axis of n cells (valid `v` per tile, `ext` computed, depth x R overlap per
+// side), and how many of them lie wholly between the ring's two sides: those run the kernel
+// without the ring's row and cell tests (tb_full), the others beside it (tb_edge). As the
+// template's w3_axis.
+struct Axis {
+  long tiles, plain;
+};
+Axis axis(long n, int v, int ext, int dr, int r) {
+  Axis a;
+  a.tiles = (n - 2 * r + v - 1) / v;
+  const long lo = std::min<long>((dr + v - 1) / v, a.tiles);
+  const long last = n - 2 * r - ext + dr;
+  const long hi = std::max(lo - 1, std::min(a.tiles - 1, last >= 0 ? last / v : -1L));
+  a.plain = hi - lo + 1;
+  return a;
 }
+Axis axis_x(const Problem& p, const Shape& s, int depth) {
+  const int r = p.stencil.radius;
+  return axis(p.domain[0], valid_x(s, depth, r), s.cols(), depth * r, r);
+}
+Axis axis_y(const Problem& p, const Shape& s, int depth) {
+  const int r = p.stencil.radius;
+  return axis(p.domain[1], valid_y(s, depth, r), s.rows(r), depth * r, r);
+}
+long tiles(const Problem& p, const Shape& s, int depth) { return axis_x(p, s, depth).tiles * axis_y(p, s, depth).tiles; }
 
 // The multiply-adds of the unrolled loop body (2R + 1 iterations of every level's cy x rx
 // cells); NVRTC's time grows with it, so the space stops at kMaxBody (as wpipe2d's).
@@ -200,10 +219,16 @@ class Wpipe3d final : public Strategy {
     l.dynamic_smem = std::size_t(smem_bytes(p, s, s.warps, s.tw));
     const int bps = full ? std::min(k.at("bps"), ctx.resident_blocks_per_sm) : ctx.resident_blocks_per_sm;
     const long resident = long(ctx.sm_count) * std::max(1, bps);
-    const unsigned gx = ceil_div(p.domain[0] - 2 * r, valid_x(s, t, r));
-    const unsigned gy = ceil_div(p.domain[1] - 2 * r, valid_y(s, t, r));
-    const StreamSplit z = split_stream(p.domain[2] - 2 * r, long(gx) * gy, resident, t, r, 1);
-    l.grid = {gx, gy, unsigned(z.segments)};
+    const Axis x = axis_x(p, s, t), y = axis_y(p, s, t);
+    const unsigned segments = unsigned(split_stream(p.domain[2] - 2 * r, x.tiles * y.tiles, resident, t, r, 1).segments);
+    if (!full) {
+      l.grid = {unsigned(x.tiles), unsigned(y.tiles), segments};  // every tile, with the tests
+      return l;
+    }
+    // The tiles away from the ring, and beside them the frame of those that reach it.
+    l.grid = {unsigned(x.plain), unsigned(y.plain), segments};
+    const long frame = x.tiles * y.tiles - x.plain * y.plain;
+    if (frame > 0) l.edge_grid = {unsigned(frame), 1, segments};
     return l;
   }
 };
