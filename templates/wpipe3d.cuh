@@ -165,7 +165,10 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
 
 // The next level's input from this level's output v: v's rows in the middle, the y halos from
 // the stage's neighbouring warps (exchange area j of the stage: per warp its first R rows, then
-// its last R). The tile's outermost warps keep stale halo rows, absorbed by the overlap.
+// its last R). The tile's outermost warps take their own rows there (with one warp along y,
+// v's): garbage, which the overlap absorbs, but read unconditionally, so that no earlier halo
+// row stays live in registers through the level (kept, they made FastStencil's j3d7pt shape
+// spill).
 template <int W, int TW>
 __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real (&v)[TB_CY][TB_RX],
                                             real (&x)[W3_IN][TB_RX]) {
@@ -175,8 +178,8 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
 #pragma unroll
     for (int i = 0; i < RX; ++i) x[c + R][i] = v[c][i];
   if constexpr (TB_WY > 1) {
-    real* area = b.xch + (b.stage * (TW - 1) + j) * TB_WY * EDGE;
-    real* mine = area + b.yw * EDGE + b.lane * RX;
+    real* area = b.xch + (b.stage * (TW - 1) + j) * TB_WY * EDGE + b.lane * RX;
+    real* mine = area + b.yw * EDGE;
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
@@ -185,20 +188,23 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
         mine[(R + r) * W3_COLS + i] = v[CY - R + r][i];
       }
     w3_stage_sync<W>(b.stage);
-    if (b.yw > 0) {
-      const real* above = area + (b.yw - 1) * EDGE + b.lane * RX;
+    const real* above = area + max(b.yw - 1, 0) * EDGE;
+    const real* below = area + min(b.yw + 1, TB_WY - 1) * EDGE;
 #pragma unroll
-      for (int r = 0; r < R; ++r)
+    for (int r = 0; r < R; ++r)
 #pragma unroll
-        for (int i = 0; i < RX; ++i) x[r][i] = above[(R + r) * W3_COLS + i];
-    }
-    if (b.yw < TB_WY - 1) {
-      const real* below = area + (b.yw + 1) * EDGE + b.lane * RX;
+      for (int i = 0; i < RX; ++i) {
+        x[r][i] = above[(R + r) * W3_COLS + i];
+        x[CY + R + r][i] = below[r * W3_COLS + i];
+      }
+  } else {
 #pragma unroll
-      for (int r = 0; r < R; ++r)
+    for (int r = 0; r < R; ++r)
 #pragma unroll
-        for (int i = 0; i < RX; ++i) x[CY + R + r][i] = below[r * W3_COLS + i];
-    }
+      for (int i = 0; i < RX; ++i) {
+        x[r][i] = v[r][i];
+        x[CY + R + r][i] = v[CY - R + r][i];
+      }
   }
 }
 
