@@ -29,9 +29,10 @@
 // lanes in x, beyond the tile's rows in y), so the valid output is the middle W3_COLS - 2*DEPTH*R
 // columns and W3_ROWS - 2*DEPTH*R rows. A z segment [z0, z1) streams DEPTH*R planes before and
 // after. Cells of the boundary ring keep their initial value at every level (each level copies
-// them from its input): a plane test per output plane, and row and cell tests only in the tiles
-// that reach the ring in y or in x (block-uniform flags). The input ring's copies outside the
-// domain are zero-filled.
+// them from its input): a plane test per output plane in every tile, and row and cell tests in
+// the tiles that reach the ring. Those tiles run as a kernel of their own (tb_edge, beside
+// tb_full, which takes the others without the tests: they cost registers, not time). The input
+// ring's copies outside the domain are zero-filled.
 
 #define W3_COLS (32 * TB_RX)
 #define W3_ROWS (TB_WY * TB_CY + 2 * TB_RADIUS)  // rows of a plane in the ring
