@@ -7,11 +7,6 @@
 #include "shim.hpp"
 #include KERNEL
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
-struct HostAcc {
-  const real* c;
-  long sy;
-  real operator()(int dx, int dy, int) const { return c[dx + dy * sy]; }
-};
 int main(int argc, char** argv) {
   const int nx = atoi(argv[1]), ny = atoi(argv[2]), steps = atoi(argv[3]);
   // Segments: tb_full's per tile and tb_edge's of the first and last tiles (the tuner chooses
@@ -19,16 +14,8 @@ int main(int argc, char** argv) {
   const long segs = argc > 4 ? atol(argv[4]) : 1, edge_segs = argc > 5 ? atol(argv[5]) : segs;
   const int R = TB_RADIUS, D = TB_WARPS * TB_TW, cols = 32 * TB_RX;
   const long n = long(nx) * ny;
-  std::vector<real> a(n), b(n), ref(n), next(n);
-  unsigned s = 12345;
-  for (long i = 0; i < n; ++i) { s = s * 1664525u + 1013904223u; a[i] = real((s >> 8) % 1000) / 1000; }
-  ref = a;
-  for (int st = 0; st < steps; ++st) {
-    next = ref;
-    for (int y = R; y < ny - R; ++y)
-      for (int x = R; x < nx - R; ++x) next[x + long(nx) * y] = TbStencil::apply(HostAcc{&ref[x + long(nx) * y], nx});
-    ref.swap(next);
-  }
+  std::vector<real> a = tb_random_input<real>(n), b;
+  const std::vector<real> ref = tb_reference<TbStencil>(a, nx, ny, 1, steps, R);
   b = a;  // out starts as a copy (boundary cells are never written)
   // One kernel's blocks one at a time, the last first: a block that wrote cells of another
   // would be caught (overwritten later) instead of hidden.

@@ -2,25 +2,13 @@
 // way tuner/strategies/tile3d.cpp does (grids mirrored here) and checks against a CPU reference.
 #include "shim.hpp"
 #include KERNEL
-// Reference: Dirichlet ring of width R keeps its value.
-struct HostAcc { const real* c; long sy, sz; real operator()(int dx, int dy, int dz) const { return c[dx + dy * sy + dz * sz]; } };
 int main(int argc, char** argv) {
   int nx = atoi(argv[1]), ny = atoi(argv[2]), nz = atoi(argv[3]), steps = atoi(argv[4]);
   const unsigned segs = argc > 5 ? unsigned(atoi(argv[5])) : 1u;  // smtile3d's z segments
   const int R = TB_RADIUS, D = TB_DEPTH, TX = TB_TX, TY = TB_TY, NTY = TB_TY / TB_CY;
   long n = (long)nx * ny * nz;
-  std::vector<real> a(n), b(n), ref(n), ref2(n);
-  unsigned s = 12345;
-  for (long i = 0; i < n; ++i) { s = s * 1664525u + 1013904223u; a[i] = real((s >> 8) % 1000) / 1000; }
-  ref = a;
-  for (int st = 0; st < steps; ++st) {
-    ref2 = ref;
-    for (int z = R; z < nz - R; ++z) for (int y = R; y < ny - R; ++y) for (int x = R; x < nx - R; ++x) {
-      long i = x + (long)nx * (y + (long)ny * z);
-      ref2[i] = TbStencil::apply(HostAcc{&ref[i], nx, (long)nx * ny});
-    }
-    ref.swap(ref2);
-  }
+  std::vector<real> a = tb_random_input<real>(n), b;
+  const std::vector<real> ref = tb_reference<TbStencil>(a, nx, ny, nz, steps, R);
   b = a;  // out starts as a copy (boundary cells are never written)
   int done = 0;
   while (done < steps) {

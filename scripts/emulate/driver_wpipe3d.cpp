@@ -1,35 +1,18 @@
 // Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_edge and tb_full (a pass) or
 // tb_step of an included kernel with the template's tile arithmetic, as the strategy does
-// (tuner/codegen/strategies/wpipe3d.cpp), and compares with a CPU reference. Shared memory starts as NaN: garbage that
-// reaches an output fails.
+// (tuner/codegen/strategies/wpipe3d.cpp), and compares with the CPU reference (shim.hpp).
+// Shared memory starts as NaN: garbage that reaches an output fails.
 #include <array>
 
 #include "shim.hpp"
 #include KERNEL
-struct HostAcc {
-  const real* c;
-  long sy, sz;
-  real operator()(int dx, int dy, int dz) const { return c[dx + dy * sy + dz * sz]; }
-};
 int main(int argc, char** argv) {
   const int nx = atoi(argv[1]), ny = atoi(argv[2]), nz = atoi(argv[3]), steps = atoi(argv[4]);
   const unsigned segs = argc > 5 ? unsigned(atoi(argv[5])) : 1u;  // z segments (the tuner fills waves)
   const int R = TB_RADIUS, D = TB_WARPS * TB_TW, cols = 32 * TB_RX, rows = TB_WY * TB_CY + 2 * R;
   const long n = long(nx) * ny * nz;
-  std::vector<real> a(n), b(n), ref(n), next(n);
-  unsigned s = 12345;
-  for (long i = 0; i < n; ++i) { s = s * 1664525u + 1013904223u; a[i] = real((s >> 8) % 1000) / 1000; }
-  ref = a;
-  for (int st = 0; st < steps; ++st) {
-    next = ref;
-    for (int z = R; z < nz - R; ++z)
-      for (int y = R; y < ny - R; ++y)
-        for (int x = R; x < nx - R; ++x) {
-          const long i = x + long(nx) * (y + long(ny) * z);
-          next[i] = TbStencil::apply(HostAcc{&ref[i], nx, long(nx) * ny});
-        }
-    ref.swap(next);
-  }
+  std::vector<real> a = tb_random_input<real>(n), b;
+  const std::vector<real> ref = tb_reference<TbStencil>(a, nx, ny, nz, steps, R);
   b = a;  // out starts as a copy (boundary cells are never written)
   // Blocks one at a time, the last first: a block that wrote cells of another would be caught
   // (overwritten later) instead of hidden.

@@ -93,3 +93,39 @@ int tb_verdict(const std::vector<T>& got, const std::vector<T>& want, long nx, l
     std::printf("OK max rel error %g\n", err);
   return bad != 0;
 }
+
+// The drivers' input: a fixed pseudo-random field in [0, 1), the same for every run.
+template <class T>
+std::vector<T> tb_random_input(long n) {
+  std::vector<T> a(n);
+  unsigned s = 12345;
+  for (long i = 0; i < n; ++i) { s = s * 1664525u + 1013904223u; a[i] = T((s >> 8) % 1000) / 1000; }
+  return a;
+}
+
+// The CPU reference: `steps` steps of Stencil::apply over the interior of an nx x ny x nz array
+// (nz = 1 in 2D), the boundary ring of width R keeping its values.
+struct TbHostAccess {
+  template <class T>
+  struct At {
+    const T* c;
+    long sy, sz;
+    T operator()(int dx, int dy, int dz) const { return c[dx + dy * sy + dz * sz]; }
+  };
+};
+template <class Stencil, class T>
+std::vector<T> tb_reference(std::vector<T> u, long nx, long ny, long nz, int steps, int R) {
+  const long z0 = nz > 1 ? R : 0, z1 = nz > 1 ? nz - R : 1;
+  std::vector<T> next;
+  for (int st = 0; st < steps; ++st) {
+    next = u;
+    for (long z = z0; z < z1; ++z)
+      for (long y = R; y < ny - R; ++y)
+        for (long x = R; x < nx - R; ++x) {
+          const long i = x + nx * (y + ny * z);
+          next[i] = Stencil::apply(TbHostAccess::At<T>{&u[i], nx, nx * ny});
+        }
+    u.swap(next);
+  }
+  return u;
+}
