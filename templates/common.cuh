@@ -27,6 +27,52 @@ __device__ __forceinline__ double tb_pow(double a, double b) { return pow(a, b);
 __device__ __forceinline__ float tb_fma(float a, float b, float c) { return fmaf(a, b, c); }
 __device__ __forceinline__ double tb_fma(double a, double b, double c) { return fma(a, b, c); }
 
+// Shared memory by 32-bit address. NVRTC addresses shared memory through 64-bit pointers where
+// nvcc uses 32-bit offsets into the shared window: two registers per address and 64-bit adds,
+// which made FastStencil's j2d5pt shape (wpipe2d, rx 13, tw 4) spill 88 bytes under NVRTC and
+// none under nvcc. The templates that keep many values in registers (wpipe2d.cuh, wpipe3d.cuh)
+// load and store shared memory through these: an offset in one register, constant parts as
+// immediates. `volatile` and "memory" keep each access in place against the barriers and the
+// other accesses, as an ordinary access is; ptxas still schedules the machine code.
+// Bytes of a cell, unsigned so that address arithmetic with it stays 32-bit.
+constexpr unsigned kTbCellBytes = sizeof(real);
+#ifdef __CUDACC__
+__device__ __forceinline__ unsigned tb_shared_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void tb_shared_load(unsigned a, double& v) {
+  asm volatile("ld.shared.f64 %0, [%1];" : "=d"(v) : "r"(a) : "memory");
+}
+__device__ __forceinline__ void tb_shared_load(unsigned a, float& v) {
+  asm volatile("ld.shared.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+}
+__device__ __forceinline__ real tb_shared_load(unsigned a) {
+  real v;
+  tb_shared_load(a, v);
+  return v;
+}
+__device__ __forceinline__ void tb_shared_store(unsigned a, double v) {
+  asm volatile("st.shared.f64 [%0], %1;" ::"r"(a), "d"(v) : "memory");
+}
+__device__ __forceinline__ void tb_shared_store(unsigned a, float v) {
+  asm volatile("st.shared.f32 [%0], %1;" ::"r"(a), "f"(v) : "memory");
+}
+// cp.async of one cell to shared address a; a cell outside the domain is not read and becomes 0
+// (part of the same commit groups as __pipeline_memcpy_async's copies).
+__device__ __forceinline__ void tb_copy_async(unsigned a, const real* src, bool inside) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(a), "l"(src), "n"(sizeof(real)),
+               "r"(inside ? int(sizeof(real)) : 0)
+               : "memory");
+}
+#else  // the CPU emulator (scripts/emulate/shim.hpp): offsets into the block's shared memory
+inline unsigned tb_shared_addr(const void* p) { return unsigned(static_cast<const unsigned char*>(p) - tb_block_smem); }
+inline real tb_shared_load(unsigned a) { return *reinterpret_cast<const real*>(tb_block_smem + a); }
+inline void tb_shared_store(unsigned a, real v) { *reinterpret_cast<real*>(tb_block_smem + a) = v; }
+inline void tb_copy_async(unsigned a, const real* src, bool inside) {
+  __pipeline_memcpy_async(tb_block_smem + a, src, sizeof(real), inside ? 0 : sizeof(real));
+}
+#endif
+
 // Linear index of (x, y, z) in an nx * ny * nz array, x contiguous.
 __device__ __forceinline__ long tb_index(int x, int y, int z, int nx, int ny) {
   return x + (long)nx * (y + (long)ny * z);

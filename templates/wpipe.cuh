@@ -1,17 +1,12 @@
 // templates/wpipe.cuh: what the register-tiled, warp-pipelined templates share (wpipe2d.cuh,
 // wpipe3d.cuh): lanes that hold TB_RX contiguous x cells each and read the cells beyond their
-// strip from the lanes that hold them, and cp.async copies into a shared-memory ring.
+// strip from the lanes that hold them. Their shared memory goes by 32-bit address
+// (tb_shared_load, tb_shared_store and tb_copy_async in common.cuh).
 
 #include <cuda_pipeline_primitives.h>
 
 __device__ __forceinline__ constexpr int wp_mod(int v, int m) { return ((v % m) + m) % m; }
 __device__ __forceinline__ constexpr int wp_gcd(int a, int b) { return b == 0 ? a : wp_gcd(b, a % b); }
-
-// Copies one cell to shared memory asynchronously (cp.async); a cell outside the domain is not
-// read and becomes 0.
-__device__ __forceinline__ void wp_load_async(real* dst, const real* src, bool inside) {
-  __pipeline_memcpy_async(dst, src, sizeof(real), inside ? 0 : sizeof(real));
-}
 
 // Cell p of a lane's strip r of TB_RX cells, p possibly beyond it: cell p lives floor(p / RX)
 // lanes away (any radius), shuffled when it is read rather than kept, so the registers go to

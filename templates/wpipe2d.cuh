@@ -37,7 +37,7 @@
 // least one tile wide, so no tile holds both sides. Only the blocks that meet the ring run
 // these tests, in a kernel of their own (tb_edge, below).
 
-// wp_mod, wp_gcd, wp_load_async and wp_cell come from templates/wpipe.cuh, assembled before this.
+// wp_mod, wp_gcd and wp_cell come from templates/wpipe.cuh, assembled before this.
 
 // TB_WP_POINTS, the stencil's point count, is for host code that includes this source (the
 // timing executable sizes the pass's segments with it, as the tuner does: wpipe2d_grid).
@@ -162,14 +162,14 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 template <int W, int M>
 __device__ __forceinline__ void wp_load_group(const WpBlock& b, int q) {
   constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  real* dst = b.ring + (q & (M - 1)) * CELLS;
+  const unsigned dst = tb_shared_addr(b.ring + (q & (M - 1)) * CELLS);
 #pragma unroll
   for (int n = 0; n < PER_THREAD; ++n) {
     const int c = threadIdx.x + n * W * 32;
     if (c < CELLS) {
       const int y = b.ys + q * WP_G + c / WP_COLS, gx = b.gx0 + c % WP_COLS;
       const bool ok = y < b.ny && gx >= 0 && gx < b.nx;
-      wp_load_async(dst + c, ok ? b.in + (long)y * b.nx + gx : b.in, ok);
+      tb_copy_async(dst + c * kTbCellBytes, ok ? b.in + (long)y * b.nx + gx : b.in, ok);
     }
   }
   __pipeline_commit();
@@ -180,12 +180,12 @@ __device__ __forceinline__ void wp_load_group(const WpBlock& b, int q) {
 template <int W, int M>
 __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0, int c0, int c1) {
   constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  const real* src = b.ring + (q & (M - 1)) * CELLS;
+  const unsigned src = tb_shared_addr(b.ring + (q & (M - 1)) * CELLS);
 #pragma unroll
   for (int n = 0; n < PER_THREAD; ++n) {
     const int c = threadIdx.x + n * W * 32;
     const int y = row0 + c / WP_COLS, gx = b.gx0 + c % WP_COLS;
-    if (c < CELLS && y >= b.y0 && y < b.y1 && gx >= c0 && gx < c1) b.out[(long)y * b.nx + gx] = src[c];
+    if (c < CELLS && y >= b.y0 && y < b.y1 && gx >= c0 && gx < c1) b.out[(long)y * b.nx + gx] = tb_shared_load(src + c * kTbCellBytes);
   }
 }
 
@@ -201,12 +201,12 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   wp_load_group<W, M>(b, k + PF);
   wp_store_group<W, M>(b, k - W, b.ys + (k - W) * WP_G - DEPTH * R, c0, c1);
   // This warp's group: in through its levels and back into the ring.
-  real* group = b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS);
+  const unsigned group = tb_shared_addr(b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS) + lane * RX);
   real x[WP_G][RX];
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-    for (int i = 0; i < RX; ++i) x[g][i] = group[g * WP_COLS + lane * RX + i];
+    for (int i = 0; i < RX; ++i) x[g][i] = tb_shared_load(group + (g * WP_COLS + i) * kTbCellBytes);
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
@@ -214,7 +214,7 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-    for (int i = 0; i < RX; ++i) group[g * WP_COLS + lane * RX + i] = x[g][i];
+    for (int i = 0; i < RX; ++i) tb_shared_store(group + (g * WP_COLS + i) * kTbCellBytes, x[g][i]);
 }
 
 template <int W, int TW, int PH, bool RING>

@@ -179,24 +179,25 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
 #pragma unroll
     for (int i = 0; i < RX; ++i) x[c + R][i] = v[c][i];
   if constexpr (TB_WY > 1) {
-    real* area = b.xch + (b.stage * (TW - 1) + j) * TB_WY * EDGE + b.lane * RX;
-    real* mine = area + b.yw * EDGE;
+    constexpr unsigned B = kTbCellBytes;
+    const unsigned area = tb_shared_addr(b.xch + (b.stage * (TW - 1) + j) * TB_WY * EDGE + b.lane * RX);
+    const unsigned mine = area + b.yw * EDGE * B;
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
       for (int i = 0; i < RX; ++i) {
-        mine[r * W3_COLS + i] = v[r][i];
-        mine[(R + r) * W3_COLS + i] = v[CY - R + r][i];
+        tb_shared_store(mine + (r * W3_COLS + i) * B, v[r][i]);
+        tb_shared_store(mine + ((R + r) * W3_COLS + i) * B, v[CY - R + r][i]);
       }
     w3_stage_sync<W>(b.stage);
-    const real* above = area + max(b.yw - 1, 0) * EDGE;
-    const real* below = area + min(b.yw + 1, TB_WY - 1) * EDGE;
+    const unsigned above = area + max(b.yw - 1, 0) * EDGE * B;
+    const unsigned below = area + min(b.yw + 1, TB_WY - 1) * EDGE * B;
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
       for (int i = 0; i < RX; ++i) {
-        x[r][i] = above[(R + r) * W3_COLS + i];
-        x[CY + R + r][i] = below[r * W3_COLS + i];
+        x[r][i] = tb_shared_load(above + ((R + r) * W3_COLS + i) * B);
+        x[CY + R + r][i] = tb_shared_load(below + (r * W3_COLS + i) * B);
       }
   } else {
 #pragma unroll
@@ -222,7 +223,7 @@ __device__ __forceinline__ int w3_rows_per_warp() {
 template <int W>
 __device__ __forceinline__ void w3_load_plane(const W3Block& b, int q) {
   constexpr int WARPS = W * TB_WY;
-  real* dst = b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane;
+  const unsigned dst = tb_shared_addr(b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane);
   const int z = b.zs + q;
   const real* src = b.in + ((long)z * b.ny + b.gy0) * b.nx + b.gx0 + b.lane;
 #pragma unroll
@@ -233,7 +234,7 @@ __device__ __forceinline__ void w3_load_plane(const W3Block& b, int q) {
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i) {
         const bool ok = row_in && (b.xin >> i & 1);
-        wp_load_async(dst + r * W3_COLS + 32 * i, ok ? src + (long)r * b.nx + 32 * i : b.in, ok);
+        tb_copy_async(dst + (r * W3_COLS + 32 * i) * kTbCellBytes, ok ? src + (long)r * b.nx + 32 * i : b.in, ok);
       }
     }
   }
@@ -245,7 +246,7 @@ template <int W>
 __device__ __forceinline__ void w3_store_plane(const W3Block& b, int q, int z) {
   constexpr int WARPS = W * TB_WY;
   if (z < b.z0 || z >= b.z1) return;
-  const real* src = b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane;
+  const unsigned src = tb_shared_addr(b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane);
   real* dst = b.out + ((long)z * b.ny + b.gy0) * b.nx + b.gx0 + b.lane;
 #pragma unroll
   for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
@@ -253,7 +254,7 @@ __device__ __forceinline__ void w3_store_plane(const W3Block& b, int q, int z) {
     if (r < W3_ROWS && b.gy0 + r >= b.ylo && b.gy0 + r < b.yhi) {
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        if (b.xout >> i & 1) dst[(long)r * b.nx + 32 * i] = src[r * W3_COLS + 32 * i];
+        if (b.xout >> i & 1) dst[(long)r * b.nx + 32 * i] = tb_shared_load(src + (r * W3_COLS + 32 * i) * kTbCellBytes);
     }
   }
 }
@@ -270,12 +271,13 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   w3_load_plane<W>(b, k + TB_PF_MIN);
   w3_store_plane<W>(b, k - W, b.zs + (k - W) - DEPTH * R);
   // This stage's plane: in through its levels and back into the ring.
-  real* plane = b.ring + wp_mod(k - b.stage, w3_ring_planes(W)) * W3_PLANE + b.yw * CY * W3_COLS + b.lane * RX;
+  const unsigned plane =
+      tb_shared_addr(b.ring + wp_mod(k - b.stage, w3_ring_planes(W)) * W3_PLANE + b.yw * CY * W3_COLS + b.lane * RX);
   real x[W3_IN][RX], v[CY][RX];
 #pragma unroll
   for (int r = 0; r < W3_IN; ++r)
 #pragma unroll
-    for (int i = 0; i < RX; ++i) x[r][i] = plane[r * W3_COLS + i];
+    for (int i = 0; i < RX; ++i) x[r][i] = tb_shared_load(plane + (r * W3_COLS + i) * kTbCellBytes);
   // Level j of this stage is level stage*TW + j + 1 of the pass, R planes behind the one below.
   const int o = b.zs + (k - b.stage) - (b.stage * TW + 1) * R;
 #pragma unroll
@@ -289,7 +291,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
 #pragma unroll
   for (int c = 0; c < CY; ++c)
 #pragma unroll
-    for (int i = 0; i < RX; ++i) plane[(c + R) * W3_COLS + i] = v[c][i];
+    for (int i = 0; i < RX; ++i) tb_shared_store(plane + ((c + R) * W3_COLS + i) * kTbCellBytes, v[c][i]);
 }
 
 template <int W, int TW, int PH, bool RING>
