@@ -58,11 +58,11 @@ SearchOptions search_options(const TuneArgs& a) {
   return s;
 }
 
-/// "model search (top 8, within 3%, at most 48)" or "exhaustive search".
+/// "model search (top 8, within 3%, each strategy's best, at most 48)" or "exhaustive search".
 std::string search_text(const SearchOptions& s) {
   if (s.mode == SearchMode::Exhaustive) return "exhaustive search";
-  return fmt::format("model search (top {}, within {:g}%, at most {})", s.top, 100 * s.within,
-                     s.max_candidates);
+  return fmt::format("model search (top {}, within {:g}%, each strategy's best, at most {})", s.top,
+                     100 * s.within, s.max_candidates);
 }
 
 /// "12 of the 312 feasible candidates (3.8%)".
@@ -232,6 +232,7 @@ void add_tune_command(CLI::App& app, Action& action) {
   cmd->add_option("--device", args->device, "CUDA device number")->capture_default_str();
   cmd->add_option("--search", args->search,
                   "model: the model's top K plus everything predicted within --within of its best, "
+                  "plus the best of each strategy left out that is predicted at least half the best, "
                   "at most --max-candidates; exhaustive: every candidate that fits on chip")
       ->capture_default_str()->check(CLI::IsMember({"model", "exhaustive"}));
   cmd->add_option("--top", args->top, "K: candidates the model search always times")

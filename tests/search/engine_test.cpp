@@ -98,6 +98,7 @@ class EngineTest : public ::testing::Test {
     SearchOptions s;
     s.top = 5;
     s.within = 0;
+    s.max_candidates = 5;  // the model's five best, without other strategies' best
     for (auto& c : select_candidates(ranked, s)) candidates_.push_back(c);
     ASSERT_EQ(candidates_.size(), 6u);
   }

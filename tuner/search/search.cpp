@@ -99,15 +99,29 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
     if (int(out.size()) >= options.top && !close) break;
     out.push_back(c);
   }
+  // Each strategy's best too, if the selection has none of its candidates: the model's error is
+  // not the same for every strategy (it over-predicted cmq2d 1.3x on j2d49pt and smtile3d 1.19x
+  // on j3d7pt, where the others' candidates were near their predictions; docs/tuning.md), so a
+  // ranking across strategies can leave out the one whose best would win. `feasible` is in rank
+  // order, so a strategy's first candidate there is its best.
+  const double floor = SearchDefaults::strategy_floor * feasible.front().prediction.PP_gcells;
+  for (const auto& c : feasible) {
+    if (int(out.size()) >= options.max_candidates || c.prediction.PP_gcells < floor) break;
+    const bool has = std::any_of(out.begin(), out.end(), [&](const RankedCandidate& o) { return o.strategy == c.strategy; });
+    if (!has) out.push_back(c);
+  }
   return out;
 }
 
-std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked, int skip,
-                                       int count) {
+std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
+                                       const std::vector<RankedCandidate>& selected, int count) {
   std::vector<RankedCandidate> out;
   for (const auto& c : ranked) {
     if (int(out.size()) >= count) break;
-    if (is_feasible(c) && skip-- <= 0) out.push_back(c);
+    const bool chosen = std::any_of(selected.begin(), selected.end(), [&](const RankedCandidate& s) {
+      return s.strategy == c.strategy && s.params == c.params;
+    });
+    if (is_feasible(c) && !chosen) out.push_back(c);
   }
   return out;
 }

@@ -44,16 +44,17 @@ struct RankedCandidate {
 /// The size of a ranked space (SpaceSize), the naive reference left out.
 [[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
 
-/// The feasible candidates after the first `skip` (a model search's selection is a prefix of
-/// them), at most `count`: they stand in, in rank order, for selected ones passed over (pruned
-/// after compiling, not compiled, too large to launch).
+/// The feasible candidates not in `selected`, at most `count`: they stand in, in rank order,
+/// for selected ones passed over (pruned after compiling, not compiled, too large to launch).
 [[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
-                                                     int skip, int count);
+                                                     const std::vector<RankedCandidate>& selected, int count);
 
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
 /// (the engine always runs it first) and candidates that do not fit on chip (is_feasible). Model
-/// search: the first `top`, then every further one with PP >= (1 - within) x the best PP, at
-/// most `max_candidates` in all. Exhaustive search: every candidate that fits.
+/// search: the first `top`, then every further one with PP >= (1 - within) x the best PP, then
+/// the best of each strategy that has none among them and is predicted at least
+/// SearchDefaults::strategy_floor x the best PP; at most `max_candidates` in all. Exhaustive
+/// search: every candidate that fits.
 [[nodiscard]] std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                              const SearchOptions& options);
 

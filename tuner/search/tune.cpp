@@ -82,7 +82,7 @@ CandidateChoice choose_candidates(const Problem& problem, const DeviceProfile& p
   constexpr int kStandIns = 3;
   c.stand_ins = options.search.mode == SearchMode::Model && !options.allow_spills;
   if (c.stand_ins) {
-    const auto more = stand_ins(c.ranked, c.selected, kStandIns * c.selected);
+    const auto more = stand_ins(c.ranked, selected, kStandIns * c.selected);
     c.chosen.insert(c.chosen.end(), more.begin(), more.end());
   }
   return c;
