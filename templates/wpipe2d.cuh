@@ -361,6 +361,21 @@ tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int
 }
 #endif
 
+#ifdef TB_REST_WARPS
+// The run's last steps, a pass of TB_REST_WARPS x TB_REST_TW < depth steps (the host's
+// rest_params): every tile (gridDim.x) and segment (gridDim.y) with the ring's tests, as tb_full
+// without the split. Its name carries its depth (tb_rest_<depth>: rest_kernel_name).
+#define WP_CAT2(a, b) a##b
+#define WP_CAT(a, b) WP_CAT2(a, b)
+extern "C" __global__ void __launch_bounds__(TB_REST_WARPS * 32, TB_BPS)
+WP_CAT(tb_rest_, TB_REST_DEPTH)(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz,
+                                real* scratch) {
+  int y0, y1;
+  wp_segment(TB_RADIUS, ny - TB_RADIUS, blockIdx.y, gridDim.y, y0, y1);
+  wp_pass<TB_REST_WARPS, TB_REST_TW, true>(in, out, nx, ny, blockIdx.x, gridDim.x, y0, y1);
+}
+#endif
+
 // One warp, one step, every tile and segment (gridDim) with the ring's tests.
 extern "C" __global__ void __launch_bounds__(32)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {

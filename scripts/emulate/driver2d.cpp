@@ -1,5 +1,5 @@
 // Host driver of scripts/emulate/run2d.sh: launches tb_full and tb_edge (a pass; with split 0
-// tb_full alone) or tb_step of an included wpipe2d kernel with the tuner's geometry
+// tb_full alone), the rest kernel or tb_step of an included wpipe2d kernel with the tuner's geometry
 // (tuner/codegen/strategies/wpipe2d_grid) and compares with a CPU reference. Shared memory
 // starts as NaN: garbage that reaches an output fails.
 #include <array>
@@ -43,9 +43,18 @@ int main(int argc, char** argv) {
         for (auto& t : th) t.join();
       }
   };
+  // The rest kernel, where the source has one (built for the same steps: run2d.sh emits with
+  // them), takes the last steps % D in one pass, as KernelSet does.
+#ifdef TB_REST_WARPS
+  const int rest_warps = TB_REST_WARPS, rest_depth = TB_REST_DEPTH;
+  auto* const rest_kernel = WP_CAT(tb_rest_, TB_REST_DEPTH);
+#else
+  const int rest_warps = 1, rest_depth = 0;
+  auto* const rest_kernel = tb_step;
+#endif
   for (int done = 0; done < steps;) {
-    const bool full = steps - done >= D;
-    const int depth = full ? D : 1, warps = full ? TB_WARPS : 1;
+    const bool full = steps - done >= D, rest = !full && rest_depth > 0 && steps - done >= rest_depth;
+    const int depth = full ? D : rest ? rest_depth : 1, warps = full ? TB_WARPS : rest ? rest_warps : 1;
     const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
     const unsigned gx = unsigned(tbtune::wpipe2d_tiles(nx, R, TB_RX, depth));
 #if TB_WP_SPLIT
@@ -55,7 +64,7 @@ int main(int argc, char** argv) {
       if (g.plain > 0) launch(tb_full, g.full_grid(), warps, smem);
     } else
 #endif
-    launch(full ? tb_full : tb_step, {gx, unsigned(segs), 1}, warps, smem);
+    launch(full ? tb_full : rest ? rest_kernel : tb_step, {gx, unsigned(segs), 1}, warps, smem);
     a.swap(b);
     b = a;
     done += depth;

@@ -15,7 +15,7 @@ args=()
 for p in "$@"; do args+=(--param "$p"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"${TBTUNE:-$root/build/tbtune}" emit "$spec" --domain "${nx}x${ny}" --strategy wpipe2d --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
+"${TBTUNE:-$root/build/tbtune}" emit "$spec" --domain "${nx}x${ny}" --steps "$steps" --strategy wpipe2d --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
 sed -i -e 's|#include <cuda_pipeline_primitives.h>||' \
   -e 's|extern __shared__ __align__(16) unsigned char tb_smem\[\];|unsigned char* tb_smem = tb_block_smem;|' "$work/k.cu"
 g++ -std=c++20 -O1 -w -I"$root" -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver2d.cpp" \

@@ -184,6 +184,29 @@ TEST(Codegen, Wpipe2dSplitsAPassInTwoGrids) {
   EXPECT_GE(flat.edge_grid[0], 62u);
 }
 
+// wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest
+// warps' x tw' within the remainder, warps' <= warps and tw' <= tw, more warps first, as one
+// kernel (no split); single steps take what is left. Nothing for a remainder of 0 or 1.
+TEST(Codegen, Wpipe2dRestPassTakesTheRemainder) {
+  const Strategy* w = find_strategy("wpipe2d");
+  const auto rest = [&](long steps, int warps, int tw) -> std::optional<Params> {
+    const Problem p = problem_from("name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
+                                   "domain: [11616, 11616]\nsteps: " + std::to_string(steps) + "\n");
+    return w->rest_params(p, w->complete(p, {{"rx", 13}, {"warps", warps}, {"tw", tw}}));
+  };
+  const auto shape = [&](const std::optional<Params>& k) {
+    return k ? std::to_string(k->at("warps")) + "x" + std::to_string(k->at("tw")) + "/" + std::to_string(k->at("split"))
+             : std::string("none");
+  };
+  EXPECT_EQ(shape(rest(1000, 8, 4)), "8x1/0");   // 31 passes of 32, then 8
+  EXPECT_EQ(shape(rest(1000, 12, 2)), "8x2/0");  // 41 passes of 24, then 16
+  EXPECT_EQ(shape(rest(1001, 12, 2)), "8x2/0");  // 17 left: 16 in the pass, 1 single step
+  EXPECT_EQ(shape(rest(1003, 12, 2)), "9x2/0");   // 19 left: 18 in the pass, 1 single step
+  EXPECT_EQ(shape(rest(996, 12, 2)), "12x1/0");   // 12 left: 12 x 1 or 6 x 2; more warps first
+  EXPECT_EQ(shape(rest(960, 8, 4)), "none");      // no remainder
+  EXPECT_EQ(shape(rest(961, 8, 4)), "none");      // one step: the step kernel
+}
+
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
   const Problem p = problem_from(
       "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");
@@ -316,6 +339,11 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
       ASSERT_TRUE(m.kernels.count(kFullKernel));
       EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
       EXPECT_EQ(m.kernels.count(kEdgeKernel), std::size_t(k.at("split")));
+      // 11 steps at depth 4 or 8 leave 3: one pass of 3 warps, named for its depth.
+      const auto rest = s->rest_params(p, k);
+      ASSERT_TRUE(rest.has_value());
+      EXPECT_EQ(s->depth(*rest), 3);
+      EXPECT_TRUE(m.kernels.count(rest_kernel_name(3))) << m.log;
       ++compiled;
     }
   }

@@ -7,6 +7,8 @@
 
 namespace tbtune {
 
+std::string rest_kernel_name(int depth) { return "tb_rest_" + std::to_string(depth); }
+
 std::string params_text(const Params& p) {
   std::string out;
   for (const auto& [k, v] : p) {

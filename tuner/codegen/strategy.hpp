@@ -32,6 +32,10 @@ inline constexpr const char* kStepKernel = "tb_step";
 /// the blocks of the pass that need handling the others do without (wpipe2d: the tiles that
 /// meet the boundary ring), compiled apart so that their registers do not burden the others.
 inline constexpr const char* kEdgeKernel = "tb_edge";
+/// A kernel some strategies add for a run's last steps, problem.steps % depth of them: one
+/// shallower pass of d steps instead of d one-step launches. Its name carries d (rest_kernel_name),
+/// so that a CUBIN built for one step count is never run with another's geometry.
+[[nodiscard]] std::string rest_kernel_name(int depth);
 
 /// How one kernel is launched. Every kernel takes (const real* in, real* out, int nx, int ny,
 /// int nz, real* scratch) and writes every interior cell of `out`; the boundary ring of `out`
@@ -74,10 +78,20 @@ class Strategy {
   /// when the step count is not a multiple of depth(), one per launch. The model predicts it to
   /// weigh those steps (search.cpp). Strategies of depth 1 are their own step kernel.
   [[nodiscard]] virtual Params step_params(const Params& params) const { return params; }
+  /// The candidate that the rest kernel (rest_kernel_name(depth of it)) is, where the source
+  /// defines one: a pass of at most problem.steps % depth(params) steps, built and launched as
+  /// this strategy's full kernel of these parameters (launch(problem, rest, true, ctx), with no
+  /// edge grid). None by default; the step kernel then runs the remainder one step a launch.
+  [[nodiscard]] virtual std::optional<Params> rest_params(const Problem& problem, const Params& params) const {
+    (void)problem;
+    (void)params;
+    return std::nullopt;
+  }
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;
-  /// Complete CUDA source defining kFullKernel and kStepKernel as extern "C" kernels.
+  /// Complete CUDA source defining kFullKernel and kStepKernel as extern "C" kernels (and the
+  /// rest kernel where rest_params has one).
   [[nodiscard]] virtual std::string source(const Problem& problem, const Params& params) const = 0;
   /// Launch geometry of kFullKernel (full = true) or kStepKernel (full = false).
   [[nodiscard]] virtual Launch launch(const Problem& problem, const Params& params, bool full,

@@ -153,6 +153,15 @@ const void* LoadedModule::kernel(const char* name) const {
   return reinterpret_cast<const void*>(k);
 }
 
+const void* LoadedModule::find_kernel(const char* name) const {
+  cudaKernel_t k = nullptr;
+  if (cudaLibraryGetKernel(&k, static_cast<cudaLibrary_t>(lib_), name) != cudaSuccess) {
+    (void)cudaGetLastError();  // a missing symbol is not an error of the context; clear it
+    return nullptr;
+  }
+  return reinterpret_cast<const void*>(k);
+}
+
 int resident_blocks_per_sm(const void* kernel, const Launch& launch) {
   if (launch.dynamic_smem > 48 * 1024)
     TB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

@@ -74,6 +74,8 @@ class LoadedModule {
   LoadedModule& operator=(const LoadedModule&) = delete;
   /// Opaque kernel handle for launch(); throws CudaError if there is no such kernel.
   [[nodiscard]] const void* kernel(const char* name) const;
+  /// The kernel called `name`, or nullptr when the module has none.
+  [[nodiscard]] const void* find_kernel(const char* name) const;
 
  private:
   void* lib_ = nullptr;

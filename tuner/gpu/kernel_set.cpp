@@ -46,17 +46,31 @@ KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Probl
                               "fit on one SM", full_launch_.block[0], full_launch_.dynamic_smem));
     side_ = std::make_unique<SideStream>();
   }
-  const std::size_t elems = std::max(full_launch_.scratch_elems, step_launch_.scratch_elems);
+  // The rest kernel for this problem's remainder, if the CUBIN was built for the same one: an
+  // application may run a winner tuned for another step count.
+  if (const auto rest = strategy.rest_params(problem, params)) {
+    rest_depth_ = strategy.depth(*rest);
+    rest_ = module_->find_kernel(rest_kernel_name(rest_depth_).c_str());
+    if (rest_) {
+      rest_launch_ = resolve(strategy, problem, *rest, true, rest_, device);
+      if (blocks(rest_launch_.edge_grid) > 0) throw Error("rest kernel: launch with an edge grid");
+    }
+  }
+  const std::size_t elems =
+      std::max({full_launch_.scratch_elems, step_launch_.scratch_elems, rest_launch_.scratch_elems});
   if (elems) scratch_ = DeviceBuffer(elems * std::size_t(dtype_bytes(problem.dtype)));
 }
 
 void* KernelSet::run(void* a, void* b, long steps, void* stream) {
   const int nx = int(problem_.domain[0]), ny = int(problem_.domain[1]), nz = int(problem_.domain[2]);
-  const long full_launches = steps / depth_;
-  const long total = full_launches + steps % depth_;
+  const long full_launches = steps / depth_, rest = steps % depth_;
+  const long rest_launches = rest_ ? rest / rest_depth_ : 0;
+  const long total = full_launches + rest_launches + (rest - rest_launches * rest_depth_);
   for (long i = 0; i < total; ++i) {
-    if (i >= full_launches) {
+    if (i >= full_launches + rest_launches) {
       launch_kernel(step_, step_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
+    } else if (i >= full_launches) {
+      launch_kernel(rest_, rest_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
     } else if (!edge_) {
       launch_kernel(full_, full_launch_, a, b, nx, ny, nz, scratch_.get(), stream);
     } else {

@@ -1,8 +1,10 @@
 #pragma once
 /// @file kernel_set.hpp
 /// A candidate's compiled kernels, loaded and ready to advance a problem by any number of
-/// steps: `depth` steps per launch of the full kernel, the rest one step per launch. The tuner's
-/// runner and the application-facing library both run kernels through this one class.
+/// steps: `depth` steps per launch of the full kernel, then the remainder through the rest
+/// kernel where the CUBIN has the one for it (Strategy::rest_params), the rest one step per
+/// launch. The tuner's runner and the application-facing library both run kernels through
+/// this one class.
 #include <memory>
 #include <string>
 
@@ -33,6 +35,9 @@ class KernelSet {
   const void* full_ = nullptr;
   const void* step_ = nullptr;
   const void* edge_ = nullptr;         // kEdgeKernel, when the full launch has an edge grid
+  const void* rest_ = nullptr;         // the rest kernel, when the CUBIN has rest_params' one
+  Launch rest_launch_;
+  int rest_depth_ = 0;
   std::unique_ptr<SideStream> side_;  // where it runs
   Launch full_launch_, step_launch_;
   int depth_ = 1;

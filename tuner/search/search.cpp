@@ -14,15 +14,28 @@ Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
   const long t = strategy.depth(params);
   const long rest = t > 0 ? problem.steps % t : 0;
   if (rest == 0 || full.PP_gcells <= 0) return full;
-  // A remainder step reads and writes the whole domain like a full pass but advances one step:
-  // at 20 steps a depth of 3 runs 6 passes and 2 single steps, 8 passes' traffic for 20 steps.
-  const Params step_params = strategy.step_params(params);
-  if (strategy.depth(step_params) != 1)
-    throw Error(strategy.name() + ": step_params must describe the one-step kernel (depth 1)");
-  const Prediction step = predict(strategy.model_terms(problem, step_params, device), problem, device);
-  if (step.PP_gcells <= 0) return full;
-  const double full_steps = double(problem.steps - rest);
-  const double run = double(problem.steps) / (full_steps / full.PP_gcells + double(rest) / step.PP_gcells);
+  // The remainder: passes of the rest kernel where the strategy has one, then single steps. A
+  // step reads and writes the whole domain like a full pass but advances one step: at 20 steps
+  // a depth of 3 runs 6 passes and 2 single steps, 8 passes' traffic for 20 steps.
+  double time_per_cell = double(problem.steps - rest) / full.PP_gcells;
+  long single = rest;
+  if (const auto rest_params = strategy.rest_params(problem, params)) {
+    const Prediction r = predict(strategy.model_terms(problem, *rest_params, device), problem, device);
+    const long d = strategy.depth(*rest_params);
+    if (d < 1 || d > rest) throw Error(strategy.name() + ": rest_params must be a pass of at most steps % depth steps");
+    if (r.PP_gcells <= 0) return full;
+    time_per_cell += double(rest - rest % d) / r.PP_gcells;
+    single = rest % d;
+  }
+  if (single > 0) {
+    const Params step_params = strategy.step_params(params);
+    if (strategy.depth(step_params) != 1)
+      throw Error(strategy.name() + ": step_params must describe the one-step kernel (depth 1)");
+    const Prediction step = predict(strategy.model_terms(problem, step_params, device), problem, device);
+    if (step.PP_gcells <= 0) return full;
+    time_per_cell += double(single) / step.PP_gcells;
+  }
+  const double run = double(problem.steps) / time_per_cell;
   full.V_steps = run / full.PP_gcells;
   full.V *= full.V_steps;
   full.PP_gcells = run;

@@ -158,6 +158,25 @@ class Wpipe2d final : public Strategy {
     return one;
   }
 
+  // The run's last steps % depth steps, r, as one pass: the deepest warps' x tw' <= r with
+  // warps' <= warps and tw' <= tw (no more registers per level than the full kernel's), more
+  // warps first; one kernel with the ring's tests in every block. None for r <= 1.
+  std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
+    const int r = int(p.steps % depth(k));
+    std::optional<Params> best;
+    int best_depth = 1;
+    for (int w = std::min(k.at("warps"), r); w >= 1; --w) {
+      const int tw = std::min(k.at("tw"), r / w);
+      if (w * tw <= best_depth) continue;
+      best_depth = w * tw;
+      best = k;
+      (*best)["warps"] = w;
+      (*best)["tw"] = tw;
+      (*best)["split"] = 0;
+    }
+    return best;
+  }
+
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const int rx = k.at("rx"), warps = k.at("warps"), tw = k.at("tw"), rows = k.at("rows"), t = warps * tw;
     const int r = p.stencil.radius, words = dtype_bytes(p.dtype) / 4;
@@ -194,10 +213,15 @@ class Wpipe2d final : public Strategy {
   }
 
   std::string source(const Problem& p, const Params& k) const override {
-    return assemble_source(p, {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
-                               {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                            {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())}},
-                           {"wpipe.cuh", "wpipe2d.cuh"});
+    Defines defines = {{"TB_RX", k.at("rx")},           {"TB_WARPS", k.at("warps")},  {"TB_TW", k.at("tw")},
+                       {"TB_ROWS", k.at("rows")},       {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
+                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())}};
+    if (const auto rest = rest_params(p, k)) {
+      defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
+      defines.emplace_back("TB_REST_TW", rest->at("tw"));
+      defines.emplace_back("TB_REST_DEPTH", depth(*rest));  // a literal, for the kernel's name
+    }
+    return assemble_source(p, defines, {"wpipe.cuh", "wpipe2d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
