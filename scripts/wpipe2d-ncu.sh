@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Nsight Compute on wpipe2d candidates (docs/bench-2d.md): per candidate the launch, occupancy,
 # speed-of-light, scheduler, warp-state, instruction, compute and memory workload and source
-# (SASS) sections of its first tb_full and tb_edge launches, 32 steps on FastStencil's domain, clocks left
-# alone. Reports and CSV pages go to OUT_DIR as one tarball. One launch per launch
-# configuration: the naive reference (256 threads, no shared memory) comes first, then the
-# candidate.
-# Usage: [STRATEGY=wpipe3d] scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
+# (SASS) sections of its first tb_full and tb_edge launches, STEPS steps (default 32; at least the
+# candidate's depth) on FastStencil's domain, clocks left alone. Reports and CSV pages go to
+# OUT_DIR as one tarball. One launch per launch configuration: the naive reference (256
+# threads, no shared memory) comes first, then the candidate.
+# Usage: [STRATEGY=wpipe3d] [STEPS=32] scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
 #   PARAMS as rx=7,tw=2,warps=8,rows=1,bps=1 (STRATEGY: the candidates' strategy, default wpipe2d)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ for c in "$@"; do
     --section LaunchStats --section Occupancy --section SpeedOfLight --section SchedulerStats \
     --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis --section SourceCounters -f -o "$work/$name" \
-    "$build/tbtune" tune "configs/$spec.yaml" --domain "$domain" --steps 32 --db "$work/$name.db" \
+    "$build/tbtune" tune "configs/$spec.yaml" --domain "$domain" --steps "${STEPS:-32}" --db "$work/$name.db" \
     --strategy "${STRATEGY:-wpipe2d}" "${args[@]}" --no-probe -q > "$work/$name.log" 2>&1
   echo "$name: exit $? in $((SECONDS - start)) s"
   ncu --import "$work/$name.ncu-rep" --page details --csv > "$work/$name-details.csv" 2>&1
