@@ -1,5 +1,5 @@
-// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_edge and tb_full (a pass) or
-// tb_step of an included kernel with the template's tile arithmetic, as the strategy does
+// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_edge and tb_full (a pass), the
+// rest kernel or tb_step of an included kernel with the template's tile arithmetic, as the strategy does
 // (tuner/codegen/strategies/wpipe3d.cpp), and compares with the CPU reference (shim.hpp).
 // Shared memory starts as NaN: garbage that reaches an output fails.
 #include <array>
@@ -49,9 +49,19 @@ int main(int argc, char** argv) {
           for (auto& t : th) t.join();
         }
   };
+  // The rest kernel, where the source has one (built for the same steps: run3d.sh emits with
+  // them), takes the last steps % D in one pass, as KernelSet does.
+#ifdef TB_REST_WARPS
+  const int rest_stages = TB_REST_WARPS, rest_tw = TB_REST_TW, rest_depth = TB_REST_DEPTH;
+  auto* const rest_kernel = W3_CAT(tb_rest_, TB_REST_DEPTH);
+#else
+  const int rest_stages = 1, rest_tw = 1, rest_depth = 0;
+  auto* const rest_kernel = tb_step;
+#endif
   for (int done = 0; done < steps;) {
-    const bool full = steps - done >= D;
-    const int depth = full ? D : 1, stages = full ? TB_WARPS : 1, tw = full ? TB_TW : 1;
+    const bool full = steps - done >= D, rest = !full && rest_depth > 0 && steps - done >= rest_depth;
+    const int depth = full ? D : rest ? rest_depth : 1;
+    const int stages = full ? TB_WARPS : rest ? rest_stages : 1, tw = full ? TB_TW : rest ? rest_tw : 1;
     // As wpipe3d.cpp: the ring and the stages' exchange areas.
     const long ring = long(stages + TB_PF_MIN + 1) * rows * cols;
     const long exchange = TB_WY > 1 ? long(stages) * (tw - 1) * TB_WY * 2 * R * cols : 0;
@@ -59,6 +69,9 @@ int main(int argc, char** argv) {
     // The template's own tile arithmetic (w3_axes), as the strategy's launch mirrors it.
     W3Axis x, y;
     if (full) w3_axes<TB_WARPS * TB_TW>(nx, ny, x, y);
+#ifdef TB_REST_WARPS
+    else if (rest) w3_axes<TB_REST_DEPTH>(nx, ny, x, y);
+#endif
     else w3_axes<1>(nx, ny, x, y);
     if (full) {
       const unsigned plain_x = unsigned(x.hi - x.lo + 1), plain_y = unsigned(y.hi - y.lo + 1);
@@ -66,7 +79,7 @@ int main(int argc, char** argv) {
       if (frame > 0) launch(tb_edge, {frame, 1, segs}, stages, smem);
       launch(tb_full, {plain_x, plain_y, segs}, stages, smem);
     } else {
-      launch(tb_step, {unsigned(x.tiles), unsigned(y.tiles), segs}, stages, smem);
+      launch(rest ? rest_kernel : tb_step, {unsigned(x.tiles), unsigned(y.tiles), segs}, stages, smem);
     }
     a.swap(b);
     b = a;

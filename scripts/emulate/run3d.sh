@@ -14,7 +14,7 @@ args=()
 for p in "$@"; do args+=(--param "$p"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"${TBTUNE:-$root/build/tbtune}" emit "$spec" --strategy "$st" --dtype "$dt" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
+"${TBTUNE:-$root/build/tbtune}" emit "$spec" --strategy "$st" --dtype "$dt" --steps "$steps" "${args[@]}" --no-compile -o "$work/k.cu" >/dev/null
 sed -i -e 's|#include <cooperative_groups.h>||' -e 's|#include <cuda_pipeline_primitives.h>||' \
   -e 's|extern __shared__ __align__(16) unsigned char tb_smem\[\];|unsigned char* tb_smem = tb_block_smem;|' "$work/k.cu"
 driver="$here/driver3d.cpp"

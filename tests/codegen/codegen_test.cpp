@@ -207,6 +207,27 @@ TEST(Codegen, Wpipe2dRestPassTakesTheRemainder) {
   EXPECT_EQ(shape(rest(961, 8, 4)), "none");      // one step: the step kernel
 }
 
+// wpipe3d's rest pass runs like its step kernel, every tile with the ring's tests in one grid,
+// at the rest's own depth and stages: FastStencil's j3d7pt shape (depth 6) at 100 steps leaves 4.
+TEST(Codegen, Wpipe3dRestPassIsOneGridOfEveryTile) {
+  const Strategy* w = find_strategy("wpipe3d");
+  Problem p = make_problem(load_spec(test::source_dir() + "/configs/j3d7pt.yaml"));
+  p.domain = {572, 216, 2560};
+  p.steps = 100;
+  const Params k = w->complete(p, {{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}});
+  const auto rest = w->rest_params(p, k);
+  ASSERT_TRUE(rest.has_value());
+  EXPECT_EQ(w->depth(*rest), 4);
+  EXPECT_EQ(rest->at("warps"), 2);
+  const Launch full = w->launch(p, k, true, {132, 1}), pass = w->launch(p, *rest, true, {132, 1});
+  EXPECT_GT(blocks(full.edge_grid), 0);
+  EXPECT_EQ(blocks(pass.edge_grid), 0);
+  EXPECT_EQ(pass.block[0], 2u * 4 * 32);
+  EXPECT_GT(long(pass.grid[0]) * pass.grid[1], long(full.grid[0]) * full.grid[1]);  // the frame too
+  p.steps = 96;  // a multiple of 6: no rest
+  EXPECT_FALSE(w->rest_params(p, k).has_value());
+}
+
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
   const Problem p = problem_from(
       "name: t\ndims: 2\ndtype: float\nexpr: \"0.5 * (u[-1,0] + u[1,0])\"\ndomain: [16, 16]\nsteps: 1\n");
@@ -366,10 +387,16 @@ TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
     const int r = p.stencil.radius;
     for (const Params& given : {Params{{"rx", 1}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 2}},
                                 Params{{"rx", 2}, {"cy", std::max(4, 3 * r)}, {"wy", 1}, {"warps", 2}, {"tw", 1}}}) {
-      const CompiledModule m = compile_cuda(s->source(p, s->complete(p, given)), "sm_90");
+      const Params k = s->complete(p, given);
+      const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel));
       ASSERT_TRUE(m.kernels.count(kStepKernel));
       ASSERT_TRUE(m.kernels.count(kEdgeKernel));  // the tiles that reach the ring, beside tb_full
+      // 7 steps: depth 4 leaves 3, a rest pass of 2 stages x 1 level and a single step;
+      // depth 2 leaves 1, the step kernel's.
+      const auto rest = s->rest_params(p, k);
+      EXPECT_EQ(rest.has_value(), k.at("tw") == 2);
+      EXPECT_EQ(m.kernels.count(rest_kernel_name(2)), std::size_t(k.at("tw") == 2)) << m.log;
       EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;

@@ -2,7 +2,8 @@
 # wpipe3d's generated kernels, run in the CPU emulator (scripts/emulate/run3d.sh) against a CPU
 # reference: CI has no GPU, so this is where every run checks the template's planes, conveyor,
 # y halo exchange, shuffles and boundaries. Cases: odd sizes with tiles that overhang the domain
-# in x and y, step counts that leave a remainder (the one-step kernel), several z segments,
+# in x and y, step counts that leave a remainder (the one-step kernel; in the 10-step case a
+# rest pass of 2 stages x 2 levels, with the exchange, then nothing), several z segments,
 # several levels per stage with several warps along y (the exchange between levels) and with
 # one (no exchange), one level per stage with several warps along y (the barrier before the
 # write-back), radius 2 and 4, a box, a general point set, a stencil that is not affine, float
@@ -15,6 +16,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 export TBTUNE=$1
 run() { SEGS=$1 "$root/scripts/emulate/run3d.sh" "$2" wpipe3d "${@:3}"; }
 run 1 "$root/configs/j3d7pt.yaml" double 70 37 23 5 rx=1 cy=5 wy=3 warps=2 tw=2
+run 2 "$root/configs/j3d7pt.yaml" double 70 37 23 10 rx=1 cy=5 wy=3 warps=2 tw=3
 run 3 "$root/configs/j3d7pt.yaml" double 70 37 29 7 rx=1 cy=4 wy=2 warps=3 tw=1
 run 2 "$root/configs/j3d27pt.yaml" float 45 41 19 5 rx=2 cy=3 wy=4 warps=2 tw=2
 run 1 "$root/configs/j3d13pt.yaml" double 53 33 17 5 rx=1 cy=3 wy=4 warps=1 tw=2

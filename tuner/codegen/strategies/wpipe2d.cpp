@@ -158,23 +158,16 @@ class Wpipe2d final : public Strategy {
     return one;
   }
 
-  // The run's last steps % depth steps, r, as one pass: the deepest warps' x tw' <= r with
-  // warps' <= warps and tw' <= tw (no more registers per level than the full kernel's), more
-  // warps first; one kernel with the ring's tests in every block. None for r <= 1.
+  // The run's last steps % depth steps as one pass (wpipe_rest_shape), one kernel with the
+  // ring's tests in every block.
   std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
-    const int r = int(p.steps % depth(k));
-    std::optional<Params> best;
-    int best_depth = 1;
-    for (int w = std::min(k.at("warps"), r); w >= 1; --w) {
-      const int tw = std::min(k.at("tw"), r / w);
-      if (w * tw <= best_depth) continue;
-      best_depth = w * tw;
-      best = k;
-      (*best)["warps"] = w;
-      (*best)["tw"] = tw;
-      (*best)["split"] = 0;
-    }
-    return best;
+    const auto shape = wpipe_rest_shape(int(p.steps % depth(k)), k.at("warps"), k.at("tw"));
+    if (!shape) return std::nullopt;
+    Params rest = k;
+    rest["warps"] = shape->first;
+    rest["tw"] = shape->second;
+    rest["split"] = 0;
+    return rest;
   }
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {

@@ -26,6 +26,8 @@ constexpr int kPrefetch = 2;
 
 // A stage's warps meet at a named barrier of their own: 1 .. 15 (0 is __syncthreads()).
 constexpr int kMaxStages = 15;
+// The mark rest_params puts on the rest pass's parameters (see there).
+constexpr const char* kRestMark = "rest";
 
 struct Shape {
   int rx, cy, wy, warps, tw;
@@ -173,6 +175,19 @@ class Wpipe3d final : public Strategy {
     return one;
   }
 
+  // The run's last steps % depth steps as one pass (wpipe_rest_shape) over every tile with the
+  // ring's tests, as the step kernel runs: `kRestMark` says so to launch(), which otherwise
+  // splits a full pass in two kernels. Not a parameter of the space.
+  std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
+    const auto shape = wpipe_rest_shape(int(p.steps % depth(k)), k.at("warps"), k.at("tw"));
+    if (!shape) return std::nullopt;
+    Params rest = k;
+    rest["warps"] = shape->first;
+    rest["tw"] = shape->second;
+    rest[kRestMark] = 1;
+    return rest;
+  }
+
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     const Shape s = shape_of(k);
     const int t = s.depth(), r = p.stencil.radius, words = dtype_bytes(p.dtype) / 4;
@@ -209,11 +224,15 @@ class Wpipe3d final : public Strategy {
   }
 
   std::string source(const Problem& p, const Params& k) const override {
-    return assemble_source(p,
-                           {{"TB_RX", k.at("rx")}, {"TB_CY", k.at("cy")}, {"TB_WY", k.at("wy")},
-                            {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")}, {"TB_PF_MIN", kPrefetch},
-                            {"TB_BPS", k.at("bps")}},
-                           {"wpipe.cuh", "wpipe3d.cuh"});
+    Defines defines = {{"TB_RX", k.at("rx")},       {"TB_CY", k.at("cy")},       {"TB_WY", k.at("wy")},
+                       {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},       {"TB_PF_MIN", kPrefetch},
+                       {"TB_BPS", k.at("bps")}};
+    if (const auto rest = rest_params(p, k)) {
+      defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
+      defines.emplace_back("TB_REST_TW", rest->at("tw"));
+      defines.emplace_back("TB_REST_DEPTH", depth(*rest));  // a literal, for the kernel's name
+    }
+    return assemble_source(p, defines, {"wpipe.cuh", "wpipe3d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
@@ -227,7 +246,7 @@ class Wpipe3d final : public Strategy {
     const long resident = long(ctx.sm_count) * std::max(1, bps);
     const Axis x = axis_x(p, s, t), y = axis_y(p, s, t);
     const unsigned segments = unsigned(split_stream(p.domain[2] - 2 * r, x.tiles * y.tiles, resident, t, r, 1).segments);
-    if (!full) {
+    if (!full || k.count(kRestMark)) {
       l.grid = {unsigned(x.tiles), unsigned(y.tiles), segments};  // every tile, with the tests
       return l;
     }

@@ -2,7 +2,11 @@
 /// @file wpipe_model.hpp
 /// Model terms the register-tiled, warp-pipelined strategies share (wpipe2d, wpipe3d): lanes
 /// holding rx contiguous x cells, halos by shuffle, a shared-memory ring read and written a
-/// strip per lane, and a pass cost fitted on the H100 (docs/bench-2d.md, "The model fitted").
+/// strip per lane, and a pass cost fitted on the H100 (docs/bench-2d.md, "The model fitted");
+/// and the shape of their rest pass.
+#include <optional>
+#include <utility>
+
 #include "tuner/spec/stencil.hpp"
 
 namespace tbtune {
@@ -30,5 +34,11 @@ namespace tbtune {
 /// cost as much issue as 64 + 1.9 x points multiply-adds per cell, so deep pipelines won by
 /// more than the overlap they recompute.
 [[nodiscard]] double wpipe_pass_flops(const Problem& p);
+
+/// The rest pass of a run whose last `rest` steps (steps % depth) a pass of `warps` stages of
+/// `tw` steps leaves: (warps', tw') with the most steps warps' x tw' <= rest, warps' <= warps
+/// and tw' <= tw (no level holds more registers than the full kernel's), more warps first on a
+/// tie. None for a rest of 0 or 1: that is the one-step kernel.
+[[nodiscard]] std::optional<std::pair<int, int>> wpipe_rest_shape(int rest, int warps, int tw);
 
 }  // namespace tbtune
