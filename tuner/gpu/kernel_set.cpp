@@ -10,23 +10,24 @@ namespace tbtune {
 namespace {
 
 // Occupancy from the kernel's real resource use, then the strategy's geometry for it.
-Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool full,
+// `what` names the kernel in errors ("full", "step", "rest").
+Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool full, const char* what,
                const void* kernel, const DeviceInfo& d) {
   LaunchContext ctx{d.sm_count, 1};
   Launch l = s.launch(p, params, full, ctx);  // block size and smem do not depend on ctx
   // Checked here rather than left to the driver, whose "invalid argument" would not say why.
   if (long(l.dynamic_smem) > d.smem_per_block_optin)
     throw Error(fmt::format("{} kernel needs {} bytes of shared memory per block; the device allows {}",
-                            full ? "full" : "step", l.dynamic_smem, d.smem_per_block_optin));
+                            what, l.dynamic_smem, d.smem_per_block_optin));
   ctx.resident_blocks_per_sm = resident_blocks_per_sm(kernel, l);
   if (ctx.resident_blocks_per_sm == 0)
     throw Error(fmt::format("{} kernel cannot run: {} threads with {} bytes of dynamic shared memory "
-                            "do not fit on one SM", full ? "full" : "step",
+                            "do not fit on one SM", what,
                             l.block[0] * l.block[1] * l.block[2], l.dynamic_smem));
   l = s.launch(p, params, full, ctx);
   if (l.cooperative && blocks(l.grid) > long(ctx.resident_blocks_per_sm) * d.sm_count)
     throw Error(fmt::format("{} kernel needs {} co-resident blocks but only {} x {} SMs fit",
-                            full ? "full" : "step", blocks(l.grid), ctx.resident_blocks_per_sm, d.sm_count));
+                            what, blocks(l.grid), ctx.resident_blocks_per_sm, d.sm_count));
   return l;
 }
 
@@ -37,8 +38,8 @@ KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Probl
     : problem_(problem), module_(std::make_unique<LoadedModule>(cubin)), depth_(strategy.depth(params)) {
   full_ = module_->kernel(kFullKernel);
   step_ = module_->kernel(kStepKernel);
-  full_launch_ = resolve(strategy, problem, params, true, full_, device);
-  step_launch_ = resolve(strategy, problem, params, false, step_, device);
+  full_launch_ = resolve(strategy, problem, params, true, "full", full_, device);
+  step_launch_ = resolve(strategy, problem, params, false, "step", step_, device);
   if (blocks(full_launch_.edge_grid) > 0) {
     edge_ = module_->kernel(kEdgeKernel);
     if (resident_blocks_per_sm(edge_, full_launch_) == 0)
@@ -52,7 +53,7 @@ KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Probl
     rest_depth_ = strategy.depth(*rest);
     rest_ = module_->find_kernel(rest_kernel_name(rest_depth_).c_str());
     if (rest_) {
-      rest_launch_ = resolve(strategy, problem, *rest, true, rest_, device);
+      rest_launch_ = resolve(strategy, problem, *rest, true, "rest", rest_, device);
       if (blocks(rest_launch_.edge_grid) > 0) throw Error("rest kernel: launch with an edge grid");
     }
   }

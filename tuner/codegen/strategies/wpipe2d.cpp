@@ -158,15 +158,11 @@ class Wpipe2d final : public Strategy {
     return one;
   }
 
-  // The run's last steps % depth steps as one pass (wpipe_rest_shape), one kernel with the
+  // The run's last steps % depth steps as one pass (wpipe_rest_params), one kernel with the
   // ring's tests in every block.
   std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
-    const auto shape = wpipe_rest_shape(int(p.steps % depth(k)), k.at("warps"), k.at("tw"));
-    if (!shape) return std::nullopt;
-    Params rest = k;
-    rest["warps"] = shape->first;
-    rest["tw"] = shape->second;
-    rest["split"] = 0;
+    auto rest = wpipe_rest_params(p, k);
+    if (rest) (*rest)["split"] = 0;
     return rest;
   }
 

@@ -175,16 +175,12 @@ class Wpipe3d final : public Strategy {
     return one;
   }
 
-  // The run's last steps % depth steps as one pass (wpipe_rest_shape) over every tile with the
+  // The run's last steps % depth steps as one pass (wpipe_rest_params) over every tile with the
   // ring's tests, as the step kernel runs: `kRestMark` says so to launch(), which otherwise
   // splits a full pass in two kernels. Not a parameter of the space.
   std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
-    const auto shape = wpipe_rest_shape(int(p.steps % depth(k)), k.at("warps"), k.at("tw"));
-    if (!shape) return std::nullopt;
-    Params rest = k;
-    rest["warps"] = shape->first;
-    rest["tw"] = shape->second;
-    rest[kRestMark] = 1;
+    auto rest = wpipe_rest_params(p, k);
+    if (rest) (*rest)[kRestMark] = 1;
     return rest;
   }
 

@@ -25,14 +25,17 @@ double wpipe_shuffles_per_cell(const Problem& p, int rx) {
 
 double wpipe_pass_flops(const Problem& p) { return 2.0 * (64.0 + 1.9 * double(p.stencil.points.size())); }
 
-std::optional<std::pair<int, int>> wpipe_rest_shape(int rest, int warps, int tw) {
-  std::optional<std::pair<int, int>> best;
+std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params) {
+  const int warps = params.at("warps"), tw = params.at("tw"), rest = int(p.steps % (warps * tw));
+  std::optional<Params> best;
   int most = 1;
   for (int w = std::min(warps, rest); w >= 1; --w) {
     const int t = std::min(tw, rest / w);
     if (w * t <= most) continue;
     most = w * t;
-    best = {w, t};
+    best = params;
+    (*best)["warps"] = w;
+    (*best)["tw"] = t;
   }
   return best;
 }

@@ -5,8 +5,8 @@
 /// strip per lane, and a pass cost fitted on the H100 (docs/bench-2d.md, "The model fitted");
 /// and the shape of their rest pass.
 #include <optional>
-#include <utility>
 
+#include "tuner/codegen/strategy.hpp"
 #include "tuner/spec/stencil.hpp"
 
 namespace tbtune {
@@ -35,10 +35,10 @@ namespace tbtune {
 /// more than the overlap they recompute.
 [[nodiscard]] double wpipe_pass_flops(const Problem& p);
 
-/// The rest pass of a run whose last `rest` steps (steps % depth) a pass of `warps` stages of
-/// `tw` steps leaves: (warps', tw') with the most steps warps' x tw' <= rest, warps' <= warps
-/// and tw' <= tw (no level holds more registers than the full kernel's), more warps first on a
-/// tie. None for a rest of 0 or 1: that is the one-step kernel.
-[[nodiscard]] std::optional<std::pair<int, int>> wpipe_rest_shape(int rest, int warps, int tw);
+/// The parameters of the rest pass (Strategy::rest_params) for the problem's last steps % depth
+/// steps, depth = warps x tw: `params` with (warps', tw') of the most steps warps' x tw' within
+/// them, warps' <= warps and tw' <= tw (no level holds more registers than the full kernel's),
+/// more warps first on a tie. None for a remainder of 0 or 1: that is the one-step kernel's.
+[[nodiscard]] std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params);
 
 }  // namespace tbtune
