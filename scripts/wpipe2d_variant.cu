@@ -13,8 +13,7 @@
 
 #include KERNEL_SOURCE
 
-#include "tuner/codegen/strategies/strategies.hpp"    // split_stream, linked from split.cpp
-#include "tuner/codegen/strategies/wpipe2d_grid.hpp"  // the tuner's geometry, linked from wpipe2d_grid.cpp
+#include "tuner/codegen/strategies/wpipe2d_grid.hpp"  // the tuner's geometry, linked from wpipe2d_grid.cpp and split.cpp
 
 namespace {
 
@@ -43,21 +42,16 @@ int main(int argc, char** argv) {
   int resident = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, tb_full, W * 32, smem));
   const int bps = resident < TB_BPS ? resident : TB_BPS;
-#if TB_WP_SPLIT
-  const tbtune::Wpipe2dGrid grid = tbtune::wpipe2d_split(nx, ny, R, TB_RX, DEPTH, TB_ROWS, long(sms) * bps,
-                                                               tbtune::ring_loop_speed(TB_WP_POINTS));
+  const tbtune::Wpipe2dGrid grid = tbtune::wpipe2d_grid(nx, ny, R, TB_RX, DEPTH, TB_ROWS, long(sms) * bps,
+                                                        tbtune::ring_loop_speed(TB_WP_POINTS), TB_WP_SPLIT);
   const auto fg = grid.full_grid(), eg = grid.edge_grid();
+#if TB_WP_SPLIT
   CHECK(cudaFuncSetAttribute(tb_edge, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   cudaStream_t side;
   cudaEvent_t forked, joined;
   CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
   CHECK(cudaEventCreateWithFlags(&forked, cudaEventDisableTiming));
   CHECK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
-#else
-  const long tiles = tbtune::wpipe2d_tiles(nx, R, TB_RX, DEPTH);
-  const std::array<unsigned, 3> fg{unsigned(tiles),
-                                   unsigned(tbtune::split_stream(ny - 2 * R, tiles, long(sms) * bps, DEPTH, R, TB_ROWS).segments), 1},
-      eg{0, 0, 0};
 #endif
   const size_t bytes = size_t(nx) * ny * sizeof(real);
   real *a = nullptr, *b = nullptr;

@@ -73,6 +73,40 @@ inline void tb_copy_async(unsigned a, const real* src, bool inside) {
 }
 #endif
 
+// A pass's work for one wave of blocks: runs of `count` tiles from tile `first`, `stride`
+// apart, each over the lines [y0, y0 + lines) (none if lines <= 0). Each piece (one tile's lines)
+// takes `pad` lines more in the layout, standing for what a segment costs beyond its own lines
+// (the lines it streams before and after them, its pipeline's fill), so that equal shares of
+// the layout take about equal time. Block blockIdx.x of gridDim.x takes an equal share and runs
+// f(tile, l0, l1) for the lines of each piece the share reaches: usually one, two where it
+// crosses into the next, more where pieces are short. The host sizes the grid alike
+// (share_time), one block per resident slot, so that every block ends at once, whatever the
+// tile count.
+struct TbRun {
+  int first, stride, count, y0, lines;
+};
+
+template <int N, class F>
+__device__ __forceinline__ void tb_share(const TbRun (&runs)[N], int pad, F&& f) {
+  long work = 0;
+  for (int i = 0; i < N; ++i)
+    if (runs[i].lines > 0) work += long(runs[i].count) * (pad + runs[i].lines);
+  const long end = work * (blockIdx.x + 1) / gridDim.x;
+  long u = work * blockIdx.x / gridDim.x, base = 0;
+  for (int i = 0; i < N; ++i) {
+    const TbRun& r = runs[i];
+    if (r.lines <= 0) continue;
+    const long size = pad + r.lines, stop = base + r.count * size;
+    while (u < end && u < stop) {
+      const long k = (u - base) / size, piece = base + k * size;  // its place: the pad, then its lines
+      const long from = u - piece - pad, to = (end < piece + size ? end : piece + size) - piece - pad;
+      if (to > 0 && to > from) f(r.first + int(k) * r.stride, r.y0 + int(from > 0 ? from : 0), r.y0 + int(to));
+      u = piece + size;
+    }
+    base = stop;
+  }
+}
+
 // Linear index of (x, y, z) in an nx * ny * nz array, x contiguous.
 __device__ __forceinline__ long tb_index(int x, int y, int z, int nx, int ny) {
   return x + (long)nx * (y + (long)ny * z);

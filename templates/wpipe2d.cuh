@@ -35,12 +35,12 @@
 // tile, known at compile time: a few predicated copies per row, not a select per cell. A ring
 // row is the same for every lane (one uniform branch per row). The host keeps the interior at
 // least one tile wide, so no tile holds both sides. Only the blocks that meet the ring run
-// these tests, in a kernel of their own (tb_edge, below).
+// these tests, with split in a kernel of their own (tb_edge, below).
 
 // wp_mod, wp_gcd and wp_cell come from templates/wpipe.cuh, assembled before this.
 
 // TB_WP_POINTS, the stencil's point count, is for host code that includes this source (the
-// timing executable sizes the pass's segments with it, as the tuner does: wpipe2d_grid).
+// timing executable sizes the pass's grid with it, as the tuner does: wpipe2d_grid).
 
 #define WP_COLS (32 * TB_RX)
 #define WP_G TB_ROWS                          // rows per iteration
@@ -239,7 +239,7 @@ __device__ __forceinline__ int wp_tile_c0(int t, int tiles, int nx) {
 
 // One block's pass over tile t of `tiles` and output rows [y0, y1), with or without the
 // boundary ring's tests (RING). The kernels below differ only in which tiles and rows their
-// blocks take.
+// blocks share.
 template <int W, int TW, bool RING>
 __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int t,
                                         int tiles, int y0, int y1) {
@@ -296,90 +296,84 @@ __device__ __forceinline__ int wp_tiles(int nx) {
   return (nx - 2 * TB_RADIUS + VALID_X - 1) / VALID_X;
 }
 
-// Segment s of n equal parts of the rows [lo, hi).
-__device__ __forceinline__ void wp_segment(int lo, int hi, int s, int n, int& y0, int& y1) {
-  const int seg = (hi - lo + n - 1) / n;
-  y0 = lo + s * seg;
-  y1 = min(y0 + seg, hi);
+// A pass over runs of tiles and rows, each tile's rows one segment (or more, where shares
+// divide them): the blocks share the runs equally (tb_share), one wave of them (the host:
+// wpipe2d_grid, with the same pad: a segment streams DEPTH*R rows more at each end and fills
+// the pipeline).
+template <int W, int TW, bool RING, int N>
+__device__ __forceinline__ void wp_shared_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny,
+                                               const TbRun (&runs)[N]) {
+  constexpr int DEPTH = W * TW, PAD = 2 * DEPTH * TB_RADIUS + DEPTH * WP_G;
+  const int tiles = wp_tiles<DEPTH>(nx);
+  tb_share(runs, PAD, [&](int t, int y0, int y1) { wp_pass<W, TW, RING>(in, out, nx, ny, t, tiles, y0, y1); });
+}
+
+// Every tile over the rows [R, ny - R), with the ring's tests.
+template <int W, int TW>
+__device__ __forceinline__ void wp_every_tile(const real* __restrict__ in, real* __restrict__ out, int nx, int ny) {
+  const TbRun runs[1] = {{0, 1, wp_tiles<W * TW>(nx), TB_RADIUS, ny - 2 * TB_RADIUS}};
+  wp_shared_pass<W, TW, true>(in, out, nx, ny, runs);
 }
 
 // Where a pass's blocks meet the boundary ring. A level's outputs that a segment's valid rows
 // depend on lie within (DEPTH - 1)*R rows of them, so a segment whose rows lie in [DR, ny - DR)
 // (DR = DEPTH*R) never computes a ring row that matters, and only the first and last tiles hold
-// ring columns. With TB_WP_SPLIT a pass is two kernels: tb_full's blocks take the tiles between
-// the first and the last and the rows [a, b) = [DR, ny - DR), and run the loop without any test
-// for the ring; tb_edge's blocks take the first and last tiles (all rows) and the bands [R, a)
-// and [b, ny - R) of the tiles between, with the tests. The host runs both at once. Their
-// registers are counted apart: one kernel holding both loops cost 10% at FastStencil's j2d5pt
-// shape, the loop with the tests spilling (docs/bench-2d.md, versions 8 and 9). Without it,
-// tb_full's blocks take every tile and segment, with the tests (where they cost little, as
-// with large bodies, one kernel wastes fewer blocks on short segments).
+// ring columns. With TB_WP_SPLIT a pass is two kernels, run at once: tb_full's blocks share the
+// tiles between the first and the last over the rows [a, b) = [DR, ny - DR), and run the loop
+// without any test for the ring; tb_edge's blocks share the first and last tiles (all rows)
+// and the bands [R, a) and [b, ny - R) of the tiles between, with the tests. Their registers
+// are counted apart: one kernel holding both loops cost 10% at FastStencil's j2d5pt shape, the
+// loop with the tests spilling (docs/bench-2d.md, versions 8 and 9); so did the rows' test
+// alone in tb_full, the level's input row held until its output is done. Without it, tb_full's
+// blocks share every tile, with the tests (where they cost little, as with large bodies).
 __device__ __forceinline__ void wp_plain_rows(int ny, int dr, int& a, int& b) {
   a = min(dr, ny - TB_RADIUS);
   b = max(a, ny - dr);
 }
 
 #if TB_WP_SPLIT
-// Tiles 1 .. gridDim.x, rows [a, b) in gridDim.y segments.
 extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   constexpr int DEPTH = TB_WARPS * TB_TW;
-  int a, b, y0, y1;
+  int a, b;
   wp_plain_rows(ny, DEPTH * TB_RADIUS, a, b);
-  wp_segment(a, b, blockIdx.y, gridDim.y, y0, y1);
-  wp_pass<TB_WARPS, TB_TW, false>(in, out, nx, ny, 1 + blockIdx.x, gridDim.x + 2, y0, y1);
+  const TbRun runs[1] = {{1, 1, max(wp_tiles<DEPTH>(nx) - 2, 0), a, b - a}};
+  wp_shared_pass<TB_WARPS, TB_TW, false>(in, out, nx, ny, runs);
 }
 
-// Blocks 0 .. 2m - 1: the first tile's m segments of the rows [R, ny - R), then the last
-// tile's (the longest work first); then the top and bottom bands of each tile between, two
-// blocks per tile. m follows from the grid: gridDim.x = 2m + 2 x (tiles - 2).
 extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
 tb_edge(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   constexpr int R = TB_RADIUS, DEPTH = TB_WARPS * TB_TW;
-  const int tiles = wp_tiles<DEPTH>(nx), m = (int(gridDim.x) - 2 * (tiles - 2)) / 2, bx = blockIdx.x;
-  int t, y0, y1;
-  if (bx < 2 * m) {
-    t = bx < m ? 0 : tiles - 1;
-    wp_segment(R, ny - R, bx % m, m, y0, y1);
-  } else {
-    int a, b;
-    wp_plain_rows(ny, DEPTH * R, a, b);
-    const int band = bx - 2 * m;
-    t = 1 + band / 2;
-    y0 = band % 2 ? b : R;
-    y1 = band % 2 ? ny - R : a;
-  }
-  wp_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, t, tiles, y0, y1);
+  const int tiles = wp_tiles<DEPTH>(nx);
+  int a, b;
+  wp_plain_rows(ny, DEPTH * R, a, b);
+  const TbRun runs[3] = {{0, tiles - 1, min(tiles, 2), R, ny - 2 * R},  // the first and the last tiles
+                         {1, 1, max(tiles - 2, 0), R, a - R},           // the top bands between
+                         {1, 1, max(tiles - 2, 0), b, ny - R - b}};     // the bottom bands
+  wp_shared_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, runs);
 }
 #else
-// Every tile (gridDim.x) and segment (gridDim.y), with the ring's tests.
 extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  int y0, y1;
-  wp_segment(TB_RADIUS, ny - TB_RADIUS, blockIdx.y, gridDim.y, y0, y1);
-  wp_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, blockIdx.x, gridDim.x, y0, y1);
+  wp_every_tile<TB_WARPS, TB_TW>(in, out, nx, ny);
 }
 #endif
 
 #ifdef TB_REST_WARPS
 // The run's last steps, a pass of TB_REST_WARPS x TB_REST_TW < depth steps (the host's
-// rest_params): every tile (gridDim.x) and segment (gridDim.y) with the ring's tests, as tb_full
-// without the split. Its name carries its depth (tb_rest_<depth>: rest_kernel_name).
+// rest_params): every tile with the ring's tests, as tb_full without the split. Its name carries
+// its depth (tb_rest_<depth>: rest_kernel_name).
 #define WP_CAT2(a, b) a##b
 #define WP_CAT(a, b) WP_CAT2(a, b)
 extern "C" __global__ void __launch_bounds__(TB_REST_WARPS * 32, TB_BPS)
 WP_CAT(tb_rest_, TB_REST_DEPTH)(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz,
                                 real* scratch) {
-  int y0, y1;
-  wp_segment(TB_RADIUS, ny - TB_RADIUS, blockIdx.y, gridDim.y, y0, y1);
-  wp_pass<TB_REST_WARPS, TB_REST_TW, true>(in, out, nx, ny, blockIdx.x, gridDim.x, y0, y1);
+  wp_every_tile<TB_REST_WARPS, TB_REST_TW>(in, out, nx, ny);
 }
 #endif
 
-// One warp, one step, every tile and segment (gridDim) with the ring's tests.
+// One warp, one step, every tile with the ring's tests.
 extern "C" __global__ void __launch_bounds__(32)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  int y0, y1;
-  wp_segment(TB_RADIUS, ny - TB_RADIUS, blockIdx.y, gridDim.y, y0, y1);
-  wp_pass<1, 1, true>(in, out, nx, ny, blockIdx.x, gridDim.x, y0, y1);
+  wp_every_tile<1, 1>(in, out, nx, ny);
 }

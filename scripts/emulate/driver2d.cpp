@@ -1,6 +1,6 @@
 // Host driver of scripts/emulate/run2d.sh: launches tb_full and tb_edge (a pass; with split 0
-// tb_full alone), the rest kernel or tb_step of an included wpipe2d kernel with the tuner's geometry
-// (tuner/codegen/strategies/wpipe2d_grid) and compares with a CPU reference. Shared memory
+// tb_full alone), the rest kernel or tb_step of an included wpipe2d kernel with given block
+// counts (the tiles' shares: tb_share) and compares with a CPU reference. Shared memory
 // starts as NaN: garbage that reaches an output fails.
 #include <array>
 
@@ -9,9 +9,9 @@
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 int main(int argc, char** argv) {
   const int nx = atoi(argv[1]), ny = atoi(argv[2]), steps = atoi(argv[3]);
-  // Segments: tb_full's per tile and tb_edge's of the first and last tiles (the tuner chooses
-  // both to fill waves); the step kernel's tiles take the first.
-  const long segs = argc > 4 ? atol(argv[4]) : 1, edge_segs = argc > 5 ? atol(argv[5]) : segs;
+  // Blocks: tb_full's and, with split, tb_edge's (the tuner gives them one wave of the GPU's
+  // slots); the rest and step kernels take the first number.
+  const long blocks = argc > 4 ? atol(argv[4]) : 1, edge_blocks = argc > 5 ? atol(argv[5]) : blocks;
   const int R = TB_RADIUS, D = TB_WARPS * TB_TW, cols = 32 * TB_RX;
   const long n = long(nx) * ny;
   std::vector<real> a = tb_random_input<real>(n), b;
@@ -56,15 +56,13 @@ int main(int argc, char** argv) {
     const bool full = steps - done >= D, rest = !full && rest_depth > 0 && steps - done >= rest_depth;
     const int depth = full ? D : rest ? rest_depth : 1, warps = full ? TB_WARPS : rest ? rest_warps : 1;
     const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
-    const unsigned gx = unsigned(tbtune::wpipe2d_tiles(nx, R, TB_RX, depth));
 #if TB_WP_SPLIT
     if (full) {
-      const tbtune::Wpipe2dGrid g = tbtune::wpipe2d_grid(nx, ny, R, TB_RX, D, segs, edge_segs);
-      launch(tb_edge, g.edge_grid(), warps, smem);
-      if (g.plain > 0) launch(tb_full, g.full_grid(), warps, smem);
+      launch(tb_edge, {unsigned(edge_blocks), 1, 1}, warps, smem);
+      if (tbtune::wpipe2d_tiles(nx, R, TB_RX, depth) > 2) launch(tb_full, {unsigned(blocks), 1, 1}, warps, smem);
     } else
 #endif
-    launch(full ? tb_full : rest ? rest_kernel : tb_step, {gx, unsigned(segs), 1}, warps, smem);
+    launch(full ? tb_full : rest ? rest_kernel : tb_step, {unsigned(blocks), 1, 1}, warps, smem);
     a.swap(b);
     b = a;
     done += depth;

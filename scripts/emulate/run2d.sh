@@ -3,9 +3,9 @@
 # with a CPU reference after STEPS steps (the remainder of STEPS / depth through the one-step
 # kernel). For checking the template's index arithmetic, rings and shuffles on a machine without
 # a GPU; it cannot show races that need GPU timing.
-# Usage: [SEGS=N] [EDGE=N] [TBTUNE=path/to/tbtune] scripts/emulate/run2d.sh SPEC DTYPE NX NY STEPS [NAME=VALUE ...]
-# SEGS: y segments of the tiles between the first and the last (tb_full), EDGE: of the first and
-# the last (tb_edge); the tuner chooses both to fill waves. Default 1 and SEGS.
+# Usage: [BLOCKS=N] [EDGE=N] [TBTUNE=path/to/tbtune] scripts/emulate/run2d.sh SPEC DTYPE NX NY STEPS [NAME=VALUE ...]
+# BLOCKS: tb_full's blocks (and the rest and step kernels'), EDGE: tb_edge's with split; they
+# share their tiles' rows (tb_share), and the tuner gives them one wave. Default 1 and BLOCKS.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/../.."
@@ -19,6 +19,6 @@ trap 'rm -rf "$work"' EXIT
 sed -i -e 's|#include <cuda_pipeline_primitives.h>||' \
   -e 's|extern __shared__ __align__(16) unsigned char tb_smem\[\];|unsigned char* tb_smem = tb_block_smem;|' "$work/k.cu"
 g++ -std=c++20 -O1 -w -I"$root" -DKERNEL="\"$work/k.cu\"" -o "$work/k" "$here/driver2d.cpp" \
-  "$root/tuner/codegen/strategies/wpipe2d_grid.cpp" -pthread
-echo -n "$(basename "$spec") $dt ${nx}x${ny} steps=$steps segs=${SEGS:-1} edge=${EDGE:-${SEGS:-1}} $*: "
-"$work/k" "$nx" "$ny" "$steps" "${SEGS:-1}" "${EDGE:-${SEGS:-1}}"
+  "$root/tuner/codegen/strategies/wpipe2d_grid.cpp" "$root/tuner/codegen/strategies/split.cpp" -pthread
+echo -n "$(basename "$spec") $dt ${nx}x${ny} steps=$steps blocks=${BLOCKS:-1} edge=${EDGE:-${BLOCKS:-1}} $*: "
+"$work/k" "$nx" "$ny" "$steps" "${BLOCKS:-1}" "${EDGE:-${BLOCKS:-1}}"

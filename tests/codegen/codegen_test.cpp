@@ -5,6 +5,7 @@
 #include "model/device_profile.hpp"
 #include "tests/test_util.hpp"
 #include "tuner/codegen/codegen.hpp"
+#include "tuner/codegen/strategies/strategies.hpp"
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/spec/error.hpp"
@@ -155,33 +156,40 @@ TEST(Codegen, Wpipe2dTileFitsTheInterior) {
   for (const Params& k : w->space(p, *builtin_profile("h100"))) EXPECT_LE(32 * k.at("rx"), 298);
 }
 
-// A wpipe2d pass with split 1: tb_full's grid is the tiles between the first and last by its
-// segments, tb_edge's the first and last tiles' segments and two bands per tile between; its
-// segments are shorter where its loop is slower; with too few tiles or rows tb_edge takes all.
+// A wpipe2d pass is one wave of blocks that share the tiles' rows (tb_share). With split 1
+// tb_edge's blocks take the first and last tiles, whose loop tests for the ring's columns and runs
+// slower, in as many of the SMs' slots as end with tb_full's, which take the tiles between; with
+// two tiles tb_edge takes them all.
 TEST(Codegen, Wpipe2dSplitsAPassInTwoGrids) {
-  const auto launch = [](long nx, long ny, int split) {
+  const auto launch = [](long nx, long ny, int split, int bps = 1) {
     const Problem p = problem_from("name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
                                    "domain: [" + std::to_string(nx) + ", " + std::to_string(ny) + "]\nsteps: 1000\n");
     const Strategy* w = find_strategy("wpipe2d");
-    return w->launch(p, w->complete(p, {{"rx", 13}, {"warps", 8}, {"tw", 4}, {"split", split}}), true, {132, 1});
+    return w->launch(p, w->complete(p, {{"rx", 13}, {"warps", 8}, {"tw", 4}, {"bps", bps}, {"split", split}}), true,
+                     {132, bps});
   };
-  // 11616 columns: 33 tiles of 416 - 64 valid columns.
+  // 11616 columns: 33 tiles of 416 - 64 valid columns. tb_edge's loop runs at 0.53 of the speed
+  // (4 points), and its work is the first and last tiles and 62 bands of 31 rows, each with a
+  // segment's 96 rows of overhead: 19 of the 132 slots.
   const Launch two = launch(11616, 11616, 1);
-  EXPECT_EQ(two.grid[0], 31u);
-  EXPECT_GT(two.grid[1], 1u);
-  const long edge = (long(two.edge_grid[0]) - 2 * 31) / 2;
-  EXPECT_EQ(two.edge_grid[0], unsigned(2 * edge + 62));
-  EXPECT_GT(edge, long(two.grid[1]));  // slower blocks, shorter segments
-  EXPECT_EQ(two.edge_grid[1], 1u);
+  EXPECT_EQ(blocks(two.grid) + blocks(two.edge_grid), 132);
+  EXPECT_GE(blocks(two.edge_grid), 15);
+  EXPECT_LE(blocks(two.edge_grid), 23);
+  EXPECT_EQ(two.grid[1] * two.edge_grid[1], 1u);
+  EXPECT_EQ(blocks(launch(11616, 11616, 1, 2).grid) + blocks(launch(11616, 11616, 1, 2).edge_grid), 264);
   const Launch one = launch(11616, 11616, 0);
-  EXPECT_EQ(one.grid[0], 33u);
+  EXPECT_EQ(blocks(one.grid), 132);
   EXPECT_EQ(blocks(one.edge_grid), 0);
-  // Two tiles (nothing between) or no row depth x R from both ends: tb_full has no blocks.
+  // Two tiles (nothing between): tb_full has no blocks.
   EXPECT_EQ(blocks(launch(600, 4000, 1).grid), 0);
-  EXPECT_GT(launch(600, 4000, 1).edge_grid[0], 2u);  // still split in segments to fill the SMs
-  const Launch flat = launch(11616, 60, 1);
-  EXPECT_EQ(blocks(flat.grid), 0);
-  EXPECT_GE(flat.edge_grid[0], 62u);
+  EXPECT_EQ(blocks(launch(600, 4000, 1).edge_grid), 132);
+}
+
+// The time of the slowest block sharing padded pieces: its share and one pad, at its speed.
+TEST(Codegen, ShareTimeIsAShareAndAPad) {
+  EXPECT_DOUBLE_EQ(share_time(110, 1, 10, 1.0), 120.0);
+  EXPECT_DOUBLE_EQ(share_time(220, 3, 10, 1.0), 74.0 + 10.0);
+  EXPECT_DOUBLE_EQ(share_time(440, 4, 10, 0.5), (110.0 + 10.0) / 0.5);
 }
 
 // wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest

@@ -1,24 +1,22 @@
 #!/usr/bin/env bash
 # wpipe2d's generated kernels, run in the CPU emulator (scripts/emulate/run2d.sh) against a CPU
 # reference: CI has no GPU, so this is where every run checks the template's rows, rings,
-# shuffles and boundaries. Cases: odd sizes, step counts that leave a remainder, several y
-# segments, 2 rows per iteration, a radius larger than rx (halos from lanes two away), radius 4,
-# a stencil that is not affine, float and double. A pass is two kernels: tb_full for the tiles
-# between the first and the last, away from the top and bottom (SEGS segments each), and tb_edge
-# for the first and last tiles (EDGE segments each) and the bands at the top and bottom of the
-# others. The first case has 4 tiles and tb_edge segments unlike tb_full's (it fails if tb_full's
-# rows start (depth - 1) x R from the ring or its bands are misplaced); in the 171-column case
+# shuffles and boundaries. Cases: odd sizes, step counts that leave a remainder, 2 rows per
+# iteration, a radius larger than rx (halos from lanes two away), radius 4, a stencil that is not
+# affine, float and double. A pass is two kernels: tb_full's BLOCKS blocks share the tiles
+# between the first and the last, tb_edge's EDGE blocks those two; the counts are chosen so
+# that shares cross from one tile into the next and end mid-tile, near the top and bottom ring
+# rows too (the first case fails if tb_full skips the ring rows' test). In the 171-column case
 # the third of 4 tiles would reach 3 columns past the ring's first and is clamped short of it
 # (without the clamp the case fails), and there as in most cases the last tile overlaps the one
-# before it, whose columns it must not write again. In the 201 x 15 case no row is depth x R
-# from both the top and the bottom, so tb_edge's bands take them all; in the 100-column case
-# there are only the first and last tiles. Two cases run split 0: one kernel, every block with
-# the ring's tests.
+# before it, whose columns it must not write again. In the 201 x 15 case shares are a few rows
+# long; in the 100-column case there are only the first and last tiles. Two cases run split 0:
+# one kernel, every block with the ring's tests.
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 export TBTUNE=$1
-run() { SEGS=$1 EDGE=$2 "$root/scripts/emulate/run2d.sh" "${@:3}"; }
+run() { BLOCKS=$1 EDGE=$2 "$root/scripts/emulate/run2d.sh" "${@:3}"; }
 run 3 5 "$root/configs/j2d5pt.yaml" double 201 121 7 rx=2 warps=2 tw=1 rows=1
 run 3 5 "$root/configs/j2d5pt.yaml" double 173 131 11 rx=5 warps=3 tw=2 rows=2
 run 2 3 "$root/configs/j2d5pt.yaml" double 171 53 9 rx=2 warps=2 tw=2 rows=1 split=0
@@ -28,5 +26,5 @@ run 2 3 "$root/tests/specs/good/general2d_r4.yaml" double 163 89 5 rx=3 warps=2 
 run 1 2 "$root/tests/specs/good/nonlinear.yaml" float 111 57 9 rx=3 warps=3 tw=1 rows=1
 run 2 3 "$root/configs/j2d49pt.yaml" double 151 61 5 rx=4 warps=2 tw=1 rows=1
 run 2 3 "$root/configs/j2d49pt.yaml" double 271 61 5 rx=8 warps=2 tw=1 rows=1 split=0
-run 2 3 "$root/configs/j2d5pt.yaml" double 201 15 9 rx=2 warps=4 tw=2 rows=1
+run 7 4 "$root/configs/j2d5pt.yaml" double 201 15 9 rx=2 warps=4 tw=2 rows=1
 run 2 3 "$root/configs/j2d5pt.yaml" float 100 41 5 rx=2 warps=2 tw=1 rows=1

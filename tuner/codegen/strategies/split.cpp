@@ -20,4 +20,8 @@ StreamSplit split_stream(long lines, long tiles, long resident, int depth, int r
   return best;
 }
 
+double share_time(long work, long blocks, long pad, double speed) {
+  return double((work + blocks - 1) / blocks + pad) / speed;
+}
+
 }  // namespace tbtune

@@ -37,4 +37,10 @@ struct StreamSplit {
 };
 [[nodiscard]] StreamSplit split_stream(long lines, long tiles, long resident, int depth, int radius, int group);
 
+/// The time of the slowest of `blocks` blocks that share `work` equally (templates/common.cuh,
+/// tb_share: pieces laid out one after another, each with `pad` lines more for what its segment
+/// costs beyond its own lines), in lines at full speed: its share, and the pad of a piece it
+/// enters midway, at `speed`.
+[[nodiscard]] double share_time(long work, long blocks, long pad, double speed);
+
 }  // namespace tbtune

@@ -172,15 +172,14 @@ class Wpipe2d final : public Strategy {
     ModelTerms m;
     m.depth = t;
     const double vx = double(valid_x(rx, t, r)) / tile_cols(rx);
-    // A y segment streams depth x R rows more at each end, `warps` iterations fill the pipeline,
-    // and with split the blocks that meet the boundary ring run slower, in shorter segments.
-    // Without split every block runs the loop with the ring's tests.
+    // One wave of blocks shares the tiles; a y segment streams depth x R rows more at each end
+    // and fills the pipeline. The loop with the tests for the boundary ring's columns runs
+    // slower: with split only the first and last tiles', in blocks of their own; without, every
+    // block's.
     const long resident = long(d.sm_count) * k.at("bps");
-    const double ring = ring_loop_speed(int(p.stencil.points.size()));
-    const double busy =
-        split_of(k) ? wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, rows, resident, ring).efficiency
-                    : ring * split_stream(p.domain[1] - 2 * r, wpipe2d_tiles(p.domain[0], r, rx, t), resident, t, r,
-                                          rows).efficiency;
+    const double busy = wpipe2d_grid(p.domain[0], p.domain[1], r, rx, t, rows, resident,
+                                     ring_loop_speed(int(p.stencil.points.size())), split_of(k))
+                            .efficiency;
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
@@ -223,18 +222,12 @@ class Wpipe2d final : public Strategy {
     // The step kernel's one-warp blocks run as many per SM as fit.
     const int bps = full ? std::min(k.at("bps"), ctx.resident_blocks_per_sm) : ctx.resident_blocks_per_sm;
     const long resident = long(ctx.sm_count) * bps;
-    if (full && split_of(k)) {
-      // Two kernels per pass: the blocks away from the boundary ring and those that meet it.
-      const Wpipe2dGrid g = wpipe2d_split(p.domain[0], p.domain[1], r, rx, t, k.at("rows"), resident,
-                                          ring_loop_speed(int(p.stencil.points.size())));
-      l.grid = g.full_grid();
-      l.edge_grid = g.edge_grid();
-      return l;
-    }
-    // One kernel: every tile and segment.
-    const long gx = wpipe2d_tiles(p.domain[0], r, rx, t);
-    const StreamSplit split = split_stream(p.domain[1] - 2 * r, gx, resident, t, r, k.at("rows"));
-    l.grid = {unsigned(gx), unsigned(split.segments), 1};
+    // One wave of blocks sharing the tiles; with split, two kernels: the tiles between the first
+    // and the last, and those two.
+    const Wpipe2dGrid g = wpipe2d_grid(p.domain[0], p.domain[1], r, rx, t, k.at("rows"), resident,
+                                       ring_loop_speed(int(p.stencil.points.size())), full && split_of(k));
+    l.grid = g.full_grid();
+    if (g.edge > 0) l.edge_grid = g.edge_grid();
     return l;
   }
 };

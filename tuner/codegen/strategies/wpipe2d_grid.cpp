@@ -1,65 +1,58 @@
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 
 #include <algorithm>
-#include <cmath>
+
+#include "tuner/codegen/strategies/strategies.hpp"
 
 namespace tbtune {
 namespace {
 
 constexpr double kRingTests = 3.6;
 
-long ceil_div(long a, long b) { return (a + b - 1) / b; }
-
-// tb_full's rows [a, b): those at least depth x R rows from the top and the bottom.
-long plain_rows(long ny, int radius, int depth) {
-  const long dr = long(depth) * radius, a = std::min(dr, ny - radius);
-  return std::max(a, ny - dr) - a;
-}
-
 }  // namespace
 
 long wpipe2d_tiles(long nx, int radius, int rx, int depth) {
-  return ceil_div(nx - 2 * radius, 32L * rx - 2L * depth * radius);
+  const long valid = 32L * rx - 2L * depth * radius;
+  return (nx - 2 * radius + valid - 1) / valid;
 }
 
 double ring_loop_speed(int points) { return double(points) / (double(points) + kRingTests); }
 
-Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, long plain, long edge) {
+Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int rows, long resident, double edge_speed,
+                         bool split) {
   Wpipe2dGrid g;
   g.tiles = wpipe2d_tiles(nx, radius, rx, depth);
-  g.plain = g.tiles > 2 && plain_rows(ny, radius, depth) > 0 ? plain : 0;
-  g.edge = edge;
-  return g;
-}
-
-Wpipe2dGrid wpipe2d_split(long nx, long ny, int radius, int rx, int depth, int rows, long resident,
-                          double edge_speed) {
-  const long lines = ny - 2 * radius, inner = plain_rows(ny, radius, depth);
-  // Every segment streams depth x R rows more at each end and fills a pipeline (split_stream's
-  // overhead); a band holds the rows within depth x R of the top or bottom.
-  const long overhead = 2L * depth * radius + long(depth) * rows;
-  const long band = std::min(long(depth) * radius, lines) + overhead;
-  Wpipe2dGrid best = wpipe2d_grid(nx, ny, radius, rx, depth, 1, 1);
-  const long between = best.tiles - 2;
-  const long limit = std::max(1L, (between > 0 && inner > 0 ? inner : lines) / 16);
-  double best_cost = 0;
-  for (long n = 1; n <= limit; ++n) {
-    Wpipe2dGrid g = wpipe2d_grid(nx, ny, radius, rx, depth, n, 1);
-    // A plain block's time, in rows of tb_full's speed; the edge segments no longer than that.
-    const long span = g.plain > 0 ? ceil_div(inner, n) + overhead : 0;
-    const long edge_rows = std::max(16L, long(edge_speed * double(span)) - overhead);
-    g.edge = g.plain > 0 ? ceil_div(lines, edge_rows) : n;
-    // Waves of blocks as long as the longest, the bands counted by their share of that.
-    const double longest = std::max(double(span), double(ceil_div(lines, g.edge) + overhead) / edge_speed);
-    const double blocks = double(between * g.plain + 2 * g.edge) + double(2 * between * band) / edge_speed / longest;
-    const double cost = std::ceil(blocks / double(resident)) * longest;
-    if (n == 1 || cost < best_cost) {
-      best_cost = cost;
-      best = g;
+  resident = std::max(1L, resident);
+  // The template's layout of the work (wp_shared_pass): per tile's rows, a segment that streams
+  // depth x R rows more at each end and fills the pipeline, as `pad` rows more.
+  const long lines = ny - 2L * radius, pad = 2L * depth * radius + long(depth) * rows;
+  const auto piece = [&](long rows_of_piece) { return rows_of_piece > 0 ? pad + rows_of_piece : 0L; };
+  // With split, tb_full's rows are [a, b), and tb_edge takes the bands above and below them.
+  const long dr = long(depth) * radius, a = std::min(dr, ny - radius), b = std::max(a, ny - dr);
+  const long between = split ? std::max(0L, g.tiles - 2) : 0;
+  const long full_work = between * piece(b - a);
+  const long edge_work = (g.tiles - between) * piece(lines) + between * (piece(a - radius) + piece(ny - radius - b));
+  double time = 0;
+  if (full_work == 0) {
+    // One kernel's blocks: tb_full's without split, tb_edge's with two tiles or no rows between.
+    const long blocks = std::max(1L, std::min(resident, edge_work));
+    (split ? g.edge : g.full) = blocks;
+    time = share_time(edge_work, blocks, pad, edge_speed);
+  } else {
+    // tb_edge's slots: as many as end the pass soonest, its blocks and tb_full's at once.
+    for (long e = 1; e < std::max(2L, resident); ++e) {
+      const long f = std::max(1L, resident - e), waves = (f + e + resident - 1) / resident;
+      const double t = double(waves) * std::max(share_time(full_work, f, pad, 1.0),
+                                                share_time(edge_work, e, pad, edge_speed));
+      if (e == 1 || t < time) {
+        time = t;
+        g.full = f;
+        g.edge = e;
+      }
     }
   }
-  best.efficiency = double(best.tiles) * double(lines) / (double(resident) * best_cost);
-  return best;
+  g.efficiency = double(g.tiles) * double(lines) / (double(resident) * time);
+  return g;
 }
 
 }  // namespace tbtune
