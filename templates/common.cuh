@@ -91,19 +91,27 @@ __device__ __forceinline__ void tb_share(const TbRun (&runs)[N], int pad, F&& f)
   long work = 0;
   for (int i = 0; i < N; ++i)
     if (runs[i].lines > 0) work += long(runs[i].count) * (pad + runs[i].lines);
-  const long end = work * (blockIdx.x + 1) / gridDim.x;
-  long u = work * blockIdx.x / gridDim.x, base = 0;
+  const long lo = work * blockIdx.x / gridDim.x, hi = work * (blockIdx.x + 1) / gridDim.x;
+  long at = 0;  // the place of run i's first piece
   for (int i = 0; i < N; ++i) {
     const TbRun& r = runs[i];
     if (r.lines <= 0) continue;
-    const long size = pad + r.lines, stop = base + r.count * size;
-    while (u < end && u < stop) {
-      const long k = (u - base) / size, piece = base + k * size;  // its place: the pad, then its lines
-      const long from = u - piece - pad, to = (end < piece + size ? end : piece + size) - piece - pad;
-      if (to > 0 && to > from) f(r.first + int(k) * r.stride, r.y0 + int(from > 0 ? from : 0), r.y0 + int(to));
-      u = piece + size;
+    const long size = pad + r.lines;
+    // The run's pieces [k0, k1) that the share reaches, from line `from` of the first to line
+    // `to` of the last (32-bit: few values live across f's pass).
+    const int k0 = lo > at ? int((lo - at) / size) : 0;
+    const int k1 = hi > at ? int((hi - at + size - 1) / size < r.count ? (hi - at + size - 1) / size : r.count) : 0;
+    if (k0 >= k1) {
+      at += r.count * size;
+      continue;
     }
-    base = stop;
+    const long first = at + k0 * size + pad, last = at + (k1 - 1) * size + pad;  // their first lines' places
+    const int from = lo > first ? int(lo - first) : 0, to = hi < last + r.lines ? int(hi - last) : r.lines;
+    for (int k = k0; k < k1; ++k) {
+      const int l0 = k == k0 ? from : 0, l1 = k == k1 - 1 ? to : r.lines;
+      if (l1 > l0) f(r.first + k * r.stride, r.y0 + l0, r.y0 + l1);
+    }
+    at += r.count * size;
   }
 }
 

@@ -305,7 +305,7 @@ __device__ __forceinline__ void wp_shared_pass(const real* __restrict__ in, real
                                                const TbRun (&runs)[N]) {
   constexpr int DEPTH = W * TW, PAD = 2 * DEPTH * TB_RADIUS + DEPTH * WP_G;
   const int tiles = wp_tiles<DEPTH>(nx);
-  tb_share(runs, PAD, [&](int t, int y0, int y1) { wp_pass<W, TW, RING>(in, out, nx, ny, t, tiles, y0, y1); });
+  tb_share(runs, PAD, [=](int t, int y0, int y1) { wp_pass<W, TW, RING>(in, out, nx, ny, t, tiles, y0, y1); });
 }
 
 // Every tile over the rows [R, ny - R), with the ring's tests.
