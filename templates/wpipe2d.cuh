@@ -286,7 +286,10 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
 
   for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, q);
   for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, RING>(b, s, k0, lo, c1);
+  // The block's next segment (tb_share) fills the ring again: every copy into it has landed and
+  // every warp is done with it first.
   __pipeline_wait_prior(0);
+  __syncthreads();
 }
 
 // Tiles of a pass of DEPTH steps across the interior's columns (the host counts them alike).

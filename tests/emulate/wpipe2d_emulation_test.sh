@@ -10,7 +10,9 @@
 # the third of 4 tiles would reach 3 columns past the ring's first and is clamped short of it
 # (without the clamp the case fails), and there as in most cases the last tile overlaps the one
 # before it, whose columns it must not write again. In the 201 x 15 case shares are a few rows
-# long; in the 100-column case there are only the first and last tiles. Two cases run split 0:
+# long; in the 100-column case there are only the first and last tiles. In the second nonlinear
+# case a tb_edge block runs a tile's rows and then two bands: without a barrier between its
+# segments, its warps refill the ring while others still read it (the case fails). Two cases run split 0:
 # one kernel, every block with the ring's tests.
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
@@ -24,6 +26,7 @@ run 2 3 "$root/configs/j2ds9pt.yaml" double 151 67 11 rx=1 warps=2 tw=1 rows=2
 run 2 3 "$root/configs/j2d9pt.yaml" float 331 77 13 rx=3 warps=2 tw=3 rows=1
 run 2 3 "$root/tests/specs/good/general2d_r4.yaml" double 163 89 5 rx=3 warps=2 tw=1 rows=1
 run 1 2 "$root/tests/specs/good/nonlinear.yaml" float 111 57 9 rx=3 warps=3 tw=1 rows=1
+run 1 4 "$root/tests/specs/good/nonlinear.yaml" double 201 121 11 rx=3 warps=2 tw=2 rows=2
 run 2 3 "$root/configs/j2d49pt.yaml" double 151 61 5 rx=4 warps=2 tw=1 rows=1
 run 2 3 "$root/configs/j2d49pt.yaml" double 271 61 5 rx=8 warps=2 tw=1 rows=1 split=0
 run 7 4 "$root/configs/j2d5pt.yaml" double 201 15 9 rx=2 warps=4 tw=2 rows=1
