@@ -86,33 +86,62 @@ struct TbRun {
   int first, stride, count, y0, lines;
 };
 
-template <int N, class F>
-__device__ __forceinline__ void tb_share(const TbRun (&runs)[N], int pad, F&& f) {
+// The block's index, read where it is used: the share below is worked out again for each
+// piece, in the loop, rather than held in registers across the pass that runs it.
+__device__ __forceinline__ unsigned tb_block_x() {
+#ifdef __CUDACC__
+  unsigned b;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(b));
+  return b;
+#else
+  return blockIdx.x;
+#endif
+}
+
+// Piece j of this block's share (0: the one its share starts in): its tile and lines [l0, l1);
+// false past the share's end.
+template <int N>
+__device__ __forceinline__ bool tb_share_piece(const TbRun (&runs)[N], int pad, int j, int& tile, int& l0, int& l1) {
   long work = 0;
   for (int i = 0; i < N; ++i)
     if (runs[i].lines > 0) work += long(runs[i].count) * (pad + runs[i].lines);
-  const long lo = work * blockIdx.x / gridDim.x, hi = work * (blockIdx.x + 1) / gridDim.x;
-  long at = 0;  // the place of run i's first piece
+  const unsigned b = tb_block_x();
+  const long lo = work * b / gridDim.x, hi = work * (b + 1) / gridDim.x;
+  long at = 0;     // the place of run i's first piece
+  int skip = -1;   // pieces still to pass once the share's first is found
   for (int i = 0; i < N; ++i) {
     const TbRun& r = runs[i];
     if (r.lines <= 0) continue;
     const long size = pad + r.lines;
-    // The run's pieces [k0, k1) that the share reaches, from line `from` of the first to line
-    // `to` of the last (32-bit: few values live across f's pass).
-    const int k0 = lo > at ? int((lo - at) / size) : 0;
-    const int k1 = hi > at ? int((hi - at + size - 1) / size < r.count ? (hi - at + size - 1) / size : r.count) : 0;
-    if (k0 >= k1) {
-      at += r.count * size;
-      continue;
+    int k = 0;
+    if (skip < 0) {
+      if (lo >= at + r.count * size) {
+        at += r.count * size;
+        continue;
+      }
+      k = int((lo - at) / size);
+      skip = j;
     }
-    const long first = at + k0 * size + pad, last = at + (k1 - 1) * size + pad;  // their first lines' places
-    const int from = lo > first ? int(lo - first) : 0, to = hi < last + r.lines ? int(hi - last) : r.lines;
-    for (int k = k0; k < k1; ++k) {
-      const int l0 = k == k0 ? from : 0, l1 = k == k1 - 1 ? to : r.lines;
-      if (l1 > l0) f(r.first + k * r.stride, r.y0 + l0, r.y0 + l1);
+    if (k + skip < r.count) {
+      k += skip;
+      const long start = at + k * size + pad;  // the place of the piece's first line
+      if (start - pad >= hi) return false;
+      tile = r.first + k * r.stride;
+      l0 = r.y0 + int(lo > start ? lo - start : 0);
+      l1 = r.y0 + int(hi < start + r.lines ? hi - start : r.lines);
+      return true;
     }
+    skip -= r.count - k;
     at += r.count * size;
   }
+  return false;
+}
+
+template <int N, class F>
+__device__ __forceinline__ void tb_share(const TbRun (&runs)[N], int pad, F&& f) {
+  int tile, l0, l1;
+  for (int j = 0; tb_share_piece(runs, pad, j, tile, l0, l1); ++j)
+    if (l1 > l0) f(tile, l0, l1);
 }
 
 // Linear index of (x, y, z) in an nx * ny * nz array, x contiguous.
