@@ -54,13 +54,12 @@
 // start of the next iteration), so global latency overlaps the computation. Each thread loads
 // the fixed set of plane cells tid + l*NT, whose global offsets it computes once.
 //
-// z segments (smtile3d): one wave of blocks shares the x-y tiles' planes (tb_share), so that a
-// grid of few x-y tiles still keeps every SM busy to the end; a block runs a segment [z0, z1)
-// of a tile's output planes, or two where its share crosses into the next tile. A segment
-// streams from plane zoff = z0 - DEPTH * R (0 for the first), the lowest input plane its outputs
-// depend on, and writes only [z0, z1): the planes its levels compute below
-// z0 - (DEPTH - s) * R miss inputs and are never used. Device tiling runs one segment, the
-// whole z range, per tile.
+// z segments (smtile3d): blockIdx.z picks a segment [z0, z1) of the output planes, so that a
+// grid of few x-y tiles still fills every SM in whole waves (the host chooses the count, as
+// cmq2d splits rows). A segment's block streams from plane zoff = z0 - DEPTH * R (0 for the
+// first), the lowest input plane its outputs depend on, and writes only [z0, z1): the planes
+// its levels compute below z0 - (DEPTH - s) * R miss inputs and are never used. Device tiling
+// runs one segment, the whole z range.
 //
 // Most iterations are "steady": the tile and its frame lie inside the domain, every plane they
 // compute is interior and every plane they load exists. Those run a copy of the body without
@@ -342,22 +341,21 @@ __device__ __forceinline__ void tile3d_round(const Tile3dThread& t, int k0, real
   }
 }
 
-// One block's pass over tile (bx, by) and output planes [z0, z1).
 template <int DEPTH>
-__device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny,
-                                            int nz, real* scratch, int bx, int by, int z0, int z1) {
+__device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* __restrict__ out,
+                                            int nx, int ny, int nz, real* scratch) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
   real* rings = reinterpret_cast<real*>(tb_smem);
   constexpr int R = TB_RADIUS, Z = TB_Z;
 
   // The tile's origin in the domain and this block's output region [ox0, ox1) x [oy0, oy1).
 #if TB_DEVTILE
-  const int x0 = bx * TB_TX, y0 = by * TB_TY;
+  const int x0 = blockIdx.x * TB_TX, y0 = blockIdx.y * TB_TY;
   const int ox0 = max(x0, R), oy0 = max(y0, R);
   const int ox1 = min(x0 + TB_TX, nx - R), oy1 = min(y0 + TB_TY, ny - R);
 #else
   constexpr int VX = TB_TX - 2 * (DEPTH - 1) * R, VY = TB_TY - 2 * (DEPTH - 1) * R;
-  const int ox0 = R + bx * VX, oy0 = R + by * VY;
+  const int ox0 = R + blockIdx.x * VX, oy0 = R + blockIdx.y * VY;
   const int x0 = ox0 - (DEPTH - 1) * R, y0 = oy0 - (DEPTH - 1) * R;
   const int ox1 = min(ox0 + VX, nx - R), oy1 = min(oy0 + VY, ny - R);
 #endif
@@ -374,9 +372,12 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
   t.scratch = scratch;
   t.nx = nx;
   t.nz = nz;
-  t.z0 = z0;
-  t.z1 = z1;
-  t.zoff = max(0, z0 - DEPTH * R);
+  {
+    const int seg = (nz - 2 * R + gridDim.z - 1) / gridDim.z;
+    t.z0 = R + blockIdx.z * seg;
+    t.z1 = min(t.z0 + seg, nz - R);
+    t.zoff = max(0, t.z0 - DEPTH * R);
+  }
   t.plane_cells = (long)nx * ny;
   t.cell_off = (long)gy0 * nx + gx;
   t.tile_interior = x0 >= R && x0 + TB_TX + R <= nx && y0 >= R && y0 + TB_TY + R <= ny;
@@ -461,41 +462,17 @@ __device__ __forceinline__ void tile3d_pass(const real* __restrict__ in, real* _
       for (int c = 0; c < TB_CY; ++c) regs.q[s][i][c] = real(0);
 #endif
   for (int k0 = 0; k0 < iterations; k0 += TB_PHASES) tile3d_round<DEPTH, 0>(t, k0, cur, regs);
-  __syncthreads();  // the block's next segment (tb_share) fills the rings again
 }
 
 // Low occupancy by design: the registers of TB_BPS blocks per SM (device tiling: all tiles resident).
 #define TB_BOUNDS __launch_bounds__(TB_NT, TB_BPS)
 
-#if TB_DEVTILE
-// Every tile resident, each the whole z range.
-template <int DEPTH>
-__device__ __forceinline__ void tile3d_grid_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny,
-                                                 int nz, real* scratch) {
-  tile3d_pass<DEPTH>(in, out, nx, ny, nz, scratch, blockIdx.x, blockIdx.y, TB_RADIUS, nz - TB_RADIUS);
-}
-#else
-// The tiles' output planes [R, nz - R), shared by the blocks (the host sizes the grid alike:
-// share_tiles, with the same pad: a segment streams DEPTH*R planes more at each end and fills
-// DEPTH levels of Z planes).
-template <int DEPTH>
-__device__ __forceinline__ void tile3d_grid_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny,
-                                                 int nz, real* scratch) {
-  constexpr int R = TB_RADIUS, VX = TB_TX - 2 * (DEPTH - 1) * R, VY = TB_TY - 2 * (DEPTH - 1) * R;
-  const int tiles_x = (nx - 2 * R + VX - 1) / VX, tiles_y = (ny - 2 * R + VY - 1) / VY;
-  const TbRun runs[1] = {{0, 1, tiles_x * tiles_y, R, nz - 2 * R}};
-  tb_share(runs, 2 * DEPTH * R + DEPTH * TB_Z, [=](int tile, int z0, int z1) {
-    tile3d_pass<DEPTH>(in, out, nx, ny, nz, scratch, tile % tiles_x, tile / tiles_x, z0, z1);
-  });
-}
-#endif
-
 extern "C" __global__ void TB_BOUNDS
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  tile3d_grid_pass<TB_DEPTH>(in, out, nx, ny, nz, scratch);
+  tile3d_pass<TB_DEPTH>(in, out, nx, ny, nz, scratch);
 }
 
 extern "C" __global__ void TB_BOUNDS
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  tile3d_grid_pass<1>(in, out, nx, ny, nz, scratch);
+  tile3d_pass<1>(in, out, nx, ny, nz, scratch);
 }

@@ -4,7 +4,7 @@
 #include KERNEL
 int main(int argc, char** argv) {
   int nx = atoi(argv[1]), ny = atoi(argv[2]), nz = atoi(argv[3]), steps = atoi(argv[4]);
-  const unsigned blocks = argc > 5 ? unsigned(atoi(argv[5])) : 1u;  // smtile3d's, sharing the tiles
+  const unsigned segs = argc > 5 ? unsigned(atoi(argv[5])) : 1u;  // smtile3d's z segments
   const int R = TB_RADIUS, D = TB_DEPTH, TX = TB_TX, TY = TB_TY, NTY = TB_TY / TB_CY;
   long n = (long)nx * ny * nz;
   std::vector<real> a = tb_random_input<real>(n), b;
@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
     const long smem = (long)(TB_RING0 + (depth - 1) * TB_RING) * (TX + 2 * R) * (TY + 2 * R) * sizeof(real);
     const long scratch_n = (long)gx * gy * 2 * std::max(depth - 1, 0) * TB_Z * (TX + 2 * R) * (TY + 2 * R);
     std::vector<real> scratch(scratch_n + 1, real(NAN));
-    gridDim = TB_DEVTILE ? U3{gx, gy, 1u} : U3{blocks, 1u, 1u};
-    blockDim = {(unsigned)TX, (unsigned)NTY, 1};
+    gridDim = {gx, gy, TB_DEVTILE ? 1u : segs}; blockDim = {(unsigned)TX, (unsigned)NTY, 1};
     const int nt = TX * NTY;
     auto run_blocks = [&](std::vector<U3> blocks) {
       std::vector<std::vector<unsigned char>> sm(blocks.size());
@@ -56,9 +55,10 @@ int main(int argc, char** argv) {
     for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) all.push_back({x, y, 0});
     run_blocks(all);
 #else
-    // Blocks one at a time, from the last: a block that wrote planes of another's share would be
-    // caught instead of overwritten (on a GPU that would be a race).
-    for (unsigned b = blocks; b-- > 0;) run_blocks({{b, 0, 0}});
+    // Blocks one at a time, segments from the last: a segment that wrote planes of the next one
+    // would be caught instead of overwritten (on a GPU that would be a race).
+    for (unsigned z = segs; z-- > 0;)
+      for (unsigned y = 0; y < gy; ++y) for (unsigned x = 0; x < gx; ++x) run_blocks({{x, y, z}});
 #endif
     a.swap(b);
     b = a;

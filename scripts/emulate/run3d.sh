@@ -4,8 +4,7 @@
 # garbage read that reaches the output fails. For checking the template's index arithmetic on a
 # machine without a GPU; it cannot show races that need GPU timing.
 # Usage: [SEGS=N] scripts/emulate/run3d.sh SPEC STRATEGY DTYPE NX NY NZ STEPS [NAME=VALUE ...]
-# SEGS: wpipe3d's z segments (gridDim.z), smtile3d's blocks (they share the tiles' planes:
-# tb_share); the tuner fills the GPU with them. Default 1.
+# SEGS: smtile3d's and wpipe3d's z segments (gridDim.z; the tuner chooses them to fill waves), default 1.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/../.."

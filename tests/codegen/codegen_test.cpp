@@ -192,22 +192,6 @@ TEST(Codegen, ShareTimeIsAShareAndAPad) {
   EXPECT_DOUBLE_EQ(share_time(440, 4, 10, 0.5), (110.0 + 10.0) / 0.5);
 }
 
-// smtile3d's blocks, one per resident slot, share the tiles' z planes (tb_share) in one grid
-// dimension; the model counts a share's pad once.
-TEST(Codegen, Smtile3dBlocksShareTheTiles) {
-  Problem p = make_problem(load_spec(test::source_dir() + "/configs/j3d27pt.yaml"));
-  p.domain = {540, 220, 2560};
-  const Strategy* s = find_strategy("smtile3d");
-  const Params k = s->complete(p, {{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 2}, {"sum", 1}, {"bps", 2}});
-  const Launch l = s->launch(p, k, true, {132, 2});
-  EXPECT_EQ(l.grid[0], 264u);
-  EXPECT_EQ(l.grid[1] * l.grid[2], 1u);
-  // 189 tiles of 2558 planes, 264 slots, a pad of 2 x 3 + 3 x 2 = 12 planes.
-  const TileShares sh = share_tiles(189, 2558, 264, 12);
-  EXPECT_NEAR(sh.efficiency, 189.0 * 2558 / (264.0 * ((189 * 2570 + 263) / 264 + 12)), 1e-12);
-  EXPECT_GT(sh.efficiency, 0.98);
-}
-
 // wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest
 // warps' x tw' within the remainder, warps' <= warps and tw' <= tw, more warps first, as one
 // kernel (no split); single steps take what is left. Nothing for a remainder of 0 or 1.

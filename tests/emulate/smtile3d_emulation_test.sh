@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # smtile3d's generated kernels, run in the CPU emulator (scripts/emulate/run3d.sh) against a CPU
-# reference: one wave of blocks shares the tiles' z planes (tb_share), so a block runs a tile's
-# planes from one in the middle, and crosses into the next tile where its share does. Cases: odd
-# sizes, 1 to 7 blocks for 6 to 12 tiles, a step count that leaves single steps, the ring and
-# partial sums, z 1 and 2, radius 2, a stencil that is not affine, float and double.
+# reference. Cases: odd sizes, 1 to 7 z segments, a step count that leaves single steps, the
+# ring and partial sums, z 1 and 2, radius 2, a stencil that is not affine, float and double.
 # Usage: smtile3d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

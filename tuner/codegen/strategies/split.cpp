@@ -24,13 +24,4 @@ double share_time(long work, long blocks, long pad, double speed) {
   return double((work + blocks - 1) / blocks + pad) / speed;
 }
 
-TileShares share_tiles(long tiles, long lines, long resident, long pad) {
-  TileShares s;
-  resident = std::max(1L, resident);
-  const long work = tiles * (pad + lines);
-  s.blocks = std::max(1L, std::min(resident, work));
-  s.efficiency = double(tiles) * double(lines) / (double(resident) * share_time(work, s.blocks, pad, 1.0));
-  return s;
-}
-
 }  // namespace tbtune

@@ -43,13 +43,4 @@ struct StreamSplit {
 /// enters midway, at `speed`.
 [[nodiscard]] double share_time(long work, long blocks, long pad, double speed);
 
-/// One wave of blocks sharing `tiles` tiles of `lines` lines each (tb_share with one run, each
-/// tile's piece padded by `pad`): the blocks (one per resident slot, at most one per line of the
-/// layout) and the share of the block slots' time that advances useful lines.
-struct TileShares {
-  long blocks = 1;
-  double efficiency = 1;
-};
-[[nodiscard]] TileShares share_tiles(long tiles, long lines, long resident, long pad);
-
 }  // namespace tbtune

@@ -182,9 +182,9 @@ class Tile3d final : public Strategy {
       m.valid = double(n) / double(sms * long(ceil_div(n, sms)));
     } else {
       // Eq. 5.9 with the t - 1 levels that shrink the tile (level 0's frame comes from the input),
-      // times the share of block-slot time the blocks sharing the z planes keep useful.
+      // times the share of block-slot time the z split keeps useful.
       const double v = overlapped_valid_3d(tx, ty, t - 1, r);
-      const double busy = z_shares(p, k, t, long(d.sm_count) * k.at("bps")).efficiency;
+      const double busy = z_split(p, k, t, long(d.sm_count) * k.at("bps")).efficiency;
       // Every tile cell and its frame read, only the valid ones written.
       m.a_gm = double(tx + 2 * r) * (ty + 2 * r) / (double(tx) * ty) + v;
       m.valid = v * busy;
@@ -231,7 +231,9 @@ class Tile3d final : public Strategy {
                         std::size_t((tx + 2 * r) * (ty + 2 * r));
     } else {
       const long resident = long(ctx.sm_count) * std::min(k.at("bps"), ctx.resident_blocks_per_sm);
-      l.grid = {unsigned(z_shares(p, k, depth, resident).blocks), 1, 1};
+      l.grid = {ceil_div(p.domain[0] - 2 * r, valid_side(tx, depth, r)),
+                ceil_div(p.domain[1] - 2 * r, valid_side(ty, depth, r)),
+                unsigned(z_split(p, k, depth, resident).segments)};
     }
     return l;
   }
@@ -265,14 +267,12 @@ class Tile3d final : public Strategy {
   }
   // Partial sums need the stencil as a sum of terms (the 3D case is checked by supports()).
   static bool sum_mode_possible(const Problem& p) { return p.stencil.linear.has_value(); }
-  // Overlapped tiling's blocks, one wave of them sharing the tiles' z planes (templates/tile3d.cuh,
-  // tile3d_grid_pass): a segment streams depth x R planes more at each end and fills depth levels
-  // of z planes.
-  static TileShares z_shares(const Problem& p, const Params& k, int depth, long resident) {
+  // Overlapped tiling's z segments (templates/tile3d.cuh): enough for whole waves of blocks.
+  static StreamSplit z_split(const Problem& p, const Params& k, int depth, long resident) {
     const int r = p.stencil.radius;
     const long tiles = long(ceil_div(p.domain[0] - 2 * r, valid_side(k.at("tx"), depth, r))) *
                        ceil_div(p.domain[1] - 2 * r, valid_side(k.at("ty"), depth, r));
-    return share_tiles(tiles, p.domain[2] - 2 * r, resident, 2L * depth * r + long(depth) * k.at("z"));
+    return split_stream(p.domain[2] - 2 * r, tiles, std::max(1L, resident), depth, r, k.at("z"));
   }
   static long tiles(const Problem& p, int tx, int ty) {
     return long(ceil_div(p.domain[0], tx)) * long(ceil_div(p.domain[1], ty));
