@@ -75,30 +75,37 @@ struct WpBlock {
   real* ring;        // the conveyor: M groups of G rows of WP_COLS cells
 };
 
+// What a segment's levels keep of the boundary ring (wp_keep_ring): nothing (none of its cells
+// matter to the segment), its columns (rows [DEPTH*R, ny - DEPTH*R) of the first and last
+// tiles), or its rows and columns. kWpRingByRows: a pass chooses per segment (wp_shared_pass).
+constexpr int kWpRingNone = 0, kWpRingColumns = 1, kWpRingAll = 2, kWpRingByRows = 3;
+
 // Keeps the boundary ring at its initial value for output row o of a level: a ring cell's
 // output is its input, which the level holds in its window (`held`, row o), so no load is
 // needed. Rows outside the domain are treated alike and columns outside it are left as
 // computed: an interior cell never reads them. The ring's columns are at tile offsets
 // DEPTH*R - R .. DEPTH*R - 1 in the first tile and WP_COLS - DEPTH*R .. + R - 1 in the last
-// (wp_tile_c0), so each is one constant cell of one lane.
-template <int DEPTH, bool RING>
+// (wp_tile_c0), so each is one constant cell of one lane. Selects, not branches: a branch per
+// level and row split the loop body where ptxas schedules the levels together, and the
+// kernel spilled more (docs/bench-2d.md, version 12).
+template <int DEPTH, int RING>
 __device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const real (&held)[TB_RX], real (&v)[TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX;
-  if constexpr (!RING) return;
-  if (o < R || o >= b.ny - R) {
+  if constexpr (RING == kWpRingNone) return;
+  if constexpr (RING == kWpRingAll) {
+    const bool ring_row = o < R || o >= b.ny - R;
 #pragma unroll
-    for (int i = 0; i < RX; ++i) v[i] = held[i];
-    return;
+    for (int i = 0; i < RX; ++i) v[i] = ring_row ? held[i] : v[i];
   }
-  if (b.left) {
 #pragma unroll
-    for (int c = DEPTH * R - R; c < DEPTH * R; ++c)
-      if (b.lane == c / RX) v[c % RX] = held[c % RX];
+  for (int c = DEPTH * R - R; c < DEPTH * R; ++c) {
+    const bool ring = b.left && b.lane == c / RX;
+    v[c % RX] = ring ? held[c % RX] : v[c % RX];
   }
-  if (b.right) {
 #pragma unroll
-    for (int c = WP_COLS - DEPTH * R; c < WP_COLS - DEPTH * R + R; ++c)
-      if (b.lane == c / RX) v[c % RX] = held[c % RX];
+  for (int c = WP_COLS - DEPTH * R; c < WP_COLS - DEPTH * R + R; ++c) {
+    const bool ring = b.right && b.lane == c / RX;
+    v[c % RX] = ring ? held[c % RX] : v[c % RX];
   }
 }
 
@@ -142,7 +149,7 @@ __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
 // there; o: the level's first output row in this iteration.
-template <int DEPTH, int TW, int PH, bool RING>
+template <int DEPTH, int TW, int PH, int RING>
 __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
@@ -190,7 +197,7 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0
 }
 
 // One iteration k = k0 + PH.
-template <int W, int TW, int PH, bool RING>
+template <int W, int TW, int PH, int RING>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -217,7 +224,7 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
     for (int i = 0; i < RX; ++i) tb_shared_store(group + (g * WP_COLS + i) * kTbCellBytes, x[g][i]);
 }
 
-template <int W, int TW, int PH, bool RING>
+template <int W, int TW, int PH, int RING>
 __device__ __forceinline__ void wp_period(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   if constexpr (PH < kWpPeriod) {
     wp_iteration<W, TW, PH, RING>(b, s, k0, c0, c1);
@@ -237,10 +244,10 @@ __device__ __forceinline__ int wp_tile_c0(int t, int tiles, int nx) {
   return t == 0 ? R : min(R + t * VALID_X, nx - R - DR - VALID_X);
 }
 
-// One block's pass over tile t of `tiles` and output rows [y0, y1), with or without the
-// boundary ring's tests (RING). The kernels below differ only in which tiles and rows their
-// blocks share.
-template <int W, int TW, bool RING>
+// One block's pass over tile t of `tiles` and output rows [y0, y1), with the boundary ring's
+// tests that RING names. The kernels below differ only in which tiles and rows their blocks
+// share.
+template <int W, int TW, int RING>
 __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int t,
                                         int tiles, int y0, int y1) {
   extern __shared__ __align__(16) unsigned char tb_smem[];
@@ -303,19 +310,28 @@ __device__ __forceinline__ int wp_tiles(int nx) {
 // divide them): the blocks share the runs equally (tb_share), one wave of them (the host:
 // wpipe2d_grid, with the same pad: a segment streams DEPTH*R rows more at each end and fills
 // the pipeline).
-template <int W, int TW, bool RING, int N>
+template <int W, int TW, int RING, int N>
 __device__ __forceinline__ void wp_shared_pass(const real* __restrict__ in, real* __restrict__ out, int nx, int ny,
                                                const TbRun (&runs)[N]) {
   constexpr int DEPTH = W * TW, PAD = 2 * DEPTH * TB_RADIUS + DEPTH * WP_G;
   const int tiles = wp_tiles<DEPTH>(nx);
-  tb_share(runs, PAD, [=](int t, int y0, int y1) { wp_pass<W, TW, RING>(in, out, nx, ny, t, tiles, y0, y1); });
+  tb_share(runs, PAD, [=](int t, int y0, int y1) {
+    if constexpr (RING == kWpRingByRows) {
+      if (y0 >= DEPTH * TB_RADIUS && y1 <= ny - DEPTH * TB_RADIUS)
+        wp_pass<W, TW, kWpRingColumns>(in, out, nx, ny, t, tiles, y0, y1);
+      else
+        wp_pass<W, TW, kWpRingAll>(in, out, nx, ny, t, tiles, y0, y1);
+    } else {
+      wp_pass<W, TW, RING>(in, out, nx, ny, t, tiles, y0, y1);
+    }
+  });
 }
 
 // Every tile over the rows [R, ny - R), with the ring's tests.
 template <int W, int TW>
 __device__ __forceinline__ void wp_every_tile(const real* __restrict__ in, real* __restrict__ out, int nx, int ny) {
   const TbRun runs[1] = {{0, 1, wp_tiles<W * TW>(nx), TB_RADIUS, ny - 2 * TB_RADIUS}};
-  wp_shared_pass<W, TW, true>(in, out, nx, ny, runs);
+  wp_shared_pass<W, TW, kWpRingAll>(in, out, nx, ny, runs);
 }
 
 // Where a pass's blocks meet the boundary ring. A level's outputs that a segment's valid rows
@@ -323,8 +339,10 @@ __device__ __forceinline__ void wp_every_tile(const real* __restrict__ in, real*
 // (DR = DEPTH*R) never computes a ring row that matters, and only the first and last tiles hold
 // ring columns. With TB_WP_SPLIT a pass is two kernels, run at once: tb_full's blocks share the
 // tiles between the first and the last over the rows [a, b) = [DR, ny - DR), and run the loop
-// without any test for the ring; tb_edge's blocks share the first and last tiles (all rows)
-// and the bands [R, a) and [b, ny - R) of the tiles between, with the tests. Their registers
+// without any test for the ring; tb_edge's blocks share the first and last tiles' rows [a, b),
+// with the tests of the ring's columns only where TB_WP_EDGE_BY_ROWS (the host's
+// edge_columns_apart: a second loop in tb_edge), and the bands [R, a) and [b, ny - R) of every
+// tile, with the tests of its rows and columns. Their registers
 // are counted apart: one kernel holding both loops cost 10% at FastStencil's j2d5pt shape, the
 // loop with the tests spilling (docs/bench-2d.md, versions 8 and 9); so did the rows' test
 // alone in tb_full, the level's input row held until its output is done. Without it, tb_full's
@@ -341,7 +359,7 @@ tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int
   int a, b;
   wp_plain_rows(ny, DEPTH * TB_RADIUS, a, b);
   const TbRun runs[1] = {{1, 1, max(wp_tiles<DEPTH>(nx) - 2, 0), a, b - a}};
-  wp_shared_pass<TB_WARPS, TB_TW, false>(in, out, nx, ny, runs);
+  wp_shared_pass<TB_WARPS, TB_TW, kWpRingNone>(in, out, nx, ny, runs);
 }
 
 extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)
@@ -350,10 +368,10 @@ tb_edge(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int
   const int tiles = wp_tiles<DEPTH>(nx);
   int a, b;
   wp_plain_rows(ny, DEPTH * R, a, b);
-  const TbRun runs[3] = {{0, tiles - 1, min(tiles, 2), R, ny - 2 * R},  // the first and the last tiles
-                         {1, 1, max(tiles - 2, 0), R, a - R},           // the top bands between
-                         {1, 1, max(tiles - 2, 0), b, ny - R - b}};     // the bottom bands
-  wp_shared_pass<TB_WARPS, TB_TW, true>(in, out, nx, ny, runs);
+  const TbRun runs[3] = {{0, tiles - 1, min(tiles, 2), a, b - a},  // the first and the last tiles' rows [a, b)
+                         {0, 1, tiles, R, a - R},                  // the top band of every tile
+                         {0, 1, tiles, b, ny - R - b}};            // the bottom band
+  wp_shared_pass<TB_WARPS, TB_TW, TB_WP_EDGE_BY_ROWS ? kWpRingByRows : kWpRingAll>(in, out, nx, ny, runs);
 }
 #else
 extern "C" __global__ void __launch_bounds__(TB_WARPS * 32, TB_BPS)

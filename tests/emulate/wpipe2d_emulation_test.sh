@@ -4,9 +4,12 @@
 # shuffles and boundaries. Cases: odd sizes, step counts that leave a remainder, 2 rows per
 # iteration, a radius larger than rx (halos from lanes two away), radius 4, a stencil that is not
 # affine, float and double. A pass is two kernels: tb_full's BLOCKS blocks share the tiles
-# between the first and the last, tb_edge's EDGE blocks those two; the counts are chosen so
-# that shares cross from one tile into the next and end mid-tile, near the top and bottom ring
-# rows too (the first case fails if tb_full skips the ring rows' test). In the 171-column case
+# between the first and the last away from the ring's rows, tb_edge's EDGE blocks those two
+# tiles (with the column tests only where the stencil is small: j2d5pt, j2ds9pt, j2d9pt, a
+# second loop) and every tile's bands near the top and bottom ring rows (with the row tests
+# too); the counts are chosen so that shares cross from one tile into the next and end
+# mid-tile, near the top and bottom ring rows too (the first case fails if tb_full skips the
+# ring rows' test, or if tb_edge runs its bands with the column tests only). In the 171-column case
 # the third of 4 tiles would reach 3 columns past the ring's first and is clamped short of it
 # (without the clamp the case fails), and there as in most cases the last tile overlaps the one
 # before it, whose columns it must not write again. In the 201 x 15 case shares are a few rows

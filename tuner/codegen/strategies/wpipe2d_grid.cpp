@@ -9,6 +9,16 @@ namespace {
 
 constexpr double kRingTests = 3.6;
 
+// How fast the loop with the tests of the ring's columns only runs, as a share of the loop
+// without tests: a select of R cells in one lane per level and row.
+constexpr double kColumnsSpeed = 1.0;
+
+// Below this ring loop speed tb_edge runs the first and last tiles' rows between the bands with
+// the column tests only, a second loop in it. Above, the tests cost little and the second
+// loop more: j2d25pt (0.87) ran 3.6% slower with it on the H100, j2d5pt (0.58) 4% faster and
+// j2d9pt (0.71) 2.7% (docs/bench-2d.md, version 12).
+constexpr double kByRowsBelow = 0.8;
+
 }  // namespace
 
 long wpipe2d_tiles(long nx, int radius, int rx, int depth) {
@@ -17,6 +27,8 @@ long wpipe2d_tiles(long nx, int radius, int rx, int depth) {
 }
 
 double ring_loop_speed(int points) { return double(points) / (double(points) + kRingTests); }
+
+bool edge_columns_apart(double ring_speed) { return ring_speed < kByRowsBelow; }
 
 Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int rows, long resident, double edge_speed,
                          bool split) {
@@ -27,11 +39,17 @@ Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int ro
   // depth x R rows more at each end and fills the pipeline, as `pad` rows more.
   const long lines = ny - 2L * radius, pad = 2L * depth * radius + long(depth) * rows;
   const auto piece = [&](long rows_of_piece) { return rows_of_piece > 0 ? pad + rows_of_piece : 0L; };
-  // With split, tb_full's rows are [a, b), and tb_edge takes the bands above and below them.
+  // With split, tb_full's rows are [a, b) of the tiles between the first and the last, and
+  // tb_edge takes those two tiles' rows [a, b), with the tests of the ring's columns only, and
+  // the bands above and below [a, b) of every tile, with the tests of its rows too.
   const long dr = long(depth) * radius, a = std::min(dr, ny - radius), b = std::max(a, ny - dr);
   const long between = split ? std::max(0L, g.tiles - 2) : 0;
   const long full_work = between * piece(b - a);
-  const long edge_work = (g.tiles - between) * piece(lines) + between * (piece(a - radius) + piece(ny - radius - b));
+  const long columns_work = split ? (g.tiles - between) * piece(b - a) : 0;
+  const long bands_work = split ? g.tiles * (piece(a - radius) + piece(ny - radius - b)) : g.tiles * piece(lines);
+  const long edge_work = columns_work + bands_work;
+  if (edge_work > 0 && edge_columns_apart(edge_speed))
+    edge_speed = double(edge_work) / (double(columns_work) / kColumnsSpeed + double(bands_work) / edge_speed);
   double time = 0;
   if (full_work == 0) {
     // One kernel's blocks: tb_full's without split, tb_edge's with two tiles or no rows between.

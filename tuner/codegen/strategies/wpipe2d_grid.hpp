@@ -20,12 +20,18 @@ struct Wpipe2dGrid {
   [[nodiscard]] std::array<unsigned, 3> edge_grid() const { return {unsigned(edge), 1u, 1u}; }
 };
 
-/// How fast the loop with the boundary ring's column tests runs, as a share of the loop without
-/// them, for a stencil of `points` points: the tests cost about as much as kRingTests more points
-/// per cell, in instructions and in the registers they hold (fitted on the H100,
-/// docs/bench-2d.md, version 9: j2d5pt 0.58 at rx 13, tw 4, where they spill; 57-78% across
-/// shapes in version 8).
+/// How fast the loop with the boundary ring's tests (its rows and columns) runs, as a share of
+/// the loop without them, for a stencil of `points` points: the tests cost about as much as
+/// kRingTests more points per cell, in instructions and in the registers they hold (fitted on
+/// the H100, docs/bench-2d.md, version 9: j2d5pt 0.58 at rx 13, tw 4, where they spill; 57-78%
+/// across shapes in version 8). The loop with the column tests only runs at about full speed
+/// (version 12).
 [[nodiscard]] double ring_loop_speed(int points);
+
+/// Whether tb_edge runs the first and last tiles' rows away from the ring's rows in a loop of
+/// their own, with the column tests only (TB_WP_EDGE_BY_ROWS): where the ring loop, at
+/// `ring_speed` (ring_loop_speed), is slow enough for a second loop to pay.
+[[nodiscard]] bool edge_columns_apart(double ring_speed);
 
 /// Tiles of 32 x rx columns, overlapping by depth x radius per side, across the interior of nx
 /// columns (the template counts them alike: wp_tiles).
