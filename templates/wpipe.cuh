@@ -5,6 +5,12 @@
 
 #include <cuda_pipeline_primitives.h>
 
+// The rest pass's kernel is named tb_rest_<depth> (the host's rest_kernel_name):
+// WP_REST_NAME pastes TB_REST_DEPTH's value onto the prefix.
+#define WP_CAT2(a, b) a##b
+#define WP_CAT(a, b) WP_CAT2(a, b)
+#define WP_REST_NAME WP_CAT(tb_rest_, TB_REST_DEPTH)
+
 __device__ __forceinline__ constexpr int wp_mod(int v, int m) { return ((v % m) + m) % m; }
 __device__ __forceinline__ constexpr int wp_gcd(int a, int b) { return b == 0 ? a : wp_gcd(b, a % b); }
 

@@ -383,12 +383,9 @@ tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int
 #ifdef TB_REST_WARPS
 // The run's last steps, a pass of TB_REST_WARPS x TB_REST_TW < depth steps (the host's
 // rest_params): every tile with the ring's tests, as tb_full without the split. Its name carries
-// its depth (tb_rest_<depth>: rest_kernel_name).
-#define WP_CAT2(a, b) a##b
-#define WP_CAT(a, b) WP_CAT2(a, b)
+// its depth (WP_REST_NAME).
 extern "C" __global__ void __launch_bounds__(TB_REST_WARPS * 32, TB_BPS)
-WP_CAT(tb_rest_, TB_REST_DEPTH)(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz,
-                                real* scratch) {
+WP_REST_NAME(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   wp_every_tile<TB_REST_WARPS, TB_REST_TW>(in, out, nx, ny);
 }
 #endif

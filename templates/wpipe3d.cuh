@@ -439,12 +439,9 @@ tb_edge(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int
 #ifdef TB_REST_WARPS
 // The run's last steps, a pass of TB_REST_WARPS stages of TB_REST_TW < depth steps (the host's
 // rest_params): every tile (gridDim.x x gridDim.y) and z segment with the ring's tests, as
-// tb_step. Its name carries its depth (tb_rest_<depth>: rest_kernel_name).
-#define W3_CAT2(a, b) a##b
-#define W3_CAT(a, b) W3_CAT2(a, b)
+// tb_step. Its name carries its depth (WP_REST_NAME).
 extern "C" __global__ void __launch_bounds__(TB_REST_WARPS * TB_WY * 32, TB_BPS)
-W3_CAT(tb_rest_, TB_REST_DEPTH)(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz,
-                                real* scratch) {
+WP_REST_NAME(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   int z0, z1;
   w3_segment(TB_RADIUS, nz - TB_RADIUS, blockIdx.z, gridDim.z, z0, z1);
   w3_pass<TB_REST_WARPS, TB_REST_TW, true>(in, out, nx, ny, nz, blockIdx.x, blockIdx.y, z0, z1);

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   // them), takes the last steps % D in one pass, as KernelSet does.
 #ifdef TB_REST_WARPS
   const int rest_warps = TB_REST_WARPS, rest_depth = TB_REST_DEPTH;
-  auto* const rest_kernel = WP_CAT(tb_rest_, TB_REST_DEPTH);
+  auto* const rest_kernel = WP_REST_NAME;
 #else
   const int rest_warps = 1, rest_depth = 0;
   auto* const rest_kernel = tb_step;

@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   // them), takes the last steps % D in one pass, as KernelSet does.
 #ifdef TB_REST_WARPS
   const int rest_stages = TB_REST_WARPS, rest_tw = TB_REST_TW, rest_depth = TB_REST_DEPTH;
-  auto* const rest_kernel = W3_CAT(tb_rest_, TB_REST_DEPTH);
+  auto* const rest_kernel = WP_REST_NAME;
 #else
   const int rest_stages = 1, rest_tw = 1, rest_depth = 0;
   auto* const rest_kernel = tb_step;

@@ -1,11 +1,13 @@
 // Code generation and NVRTC: every shipped config, every strategy that supports it, compiled for
 // sm_80 and sm_90 without a GPU; the expression printer; that spec text never reaches the source.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "model/device_profile.hpp"
 #include "tests/test_util.hpp"
 #include "tuner/codegen/codegen.hpp"
 #include "tuner/codegen/strategies/strategies.hpp"
+#include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/spec/error.hpp"
@@ -184,6 +186,25 @@ TEST(Codegen, Wpipe2dSplitsAPassInTwoGrids) {
   // Two tiles (nothing between): tb_full has no blocks.
   EXPECT_EQ(blocks(launch(600, 4000, 1).grid), 0);
   EXPECT_EQ(blocks(launch(600, 4000, 1).edge_grid), 132);
+}
+
+// tb_edge runs the first and last tiles away from the ring's rows in a loop of their own, with
+// the column tests only, where the ring's loop is slow: small stencils (j2d5pt's 5 points), not
+// large ones (a 25-point box), whose tests cost little.
+TEST(Codegen, Wpipe2dEdgeTestsColumnsApartForSmallStencils) {
+  EXPECT_TRUE(edge_columns_apart(ring_loop_speed(5)));
+  EXPECT_TRUE(edge_columns_apart(ring_loop_speed(9)));
+  EXPECT_FALSE(edge_columns_apart(ring_loop_speed(25)));
+  const Strategy* w = find_strategy("wpipe2d");
+  const auto defines = [&](const std::string& expr) {
+    const Problem p = problem_from("name: s\ndims: 2\ndtype: double\nexpr: \"" + expr + "\"\ndomain: [2000, 500]\nsteps: 8\n");
+    return w->source(p, w->complete(p, {}));
+  };
+  EXPECT_NE(defines("0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])").find("#define TB_WP_EDGE_BY_ROWS 1\n"), std::string::npos);
+  std::string box;
+  for (int y = -2; y <= 2; ++y)
+    for (int x = -2; x <= 2; ++x) box += fmt::format("{}u[{},{}]", box.empty() ? "" : "+", x, y);
+  EXPECT_NE(defines("0.04*(" + box + ")").find("#define TB_WP_EDGE_BY_ROWS 0\n"), std::string::npos);
 }
 
 // The time of the slowest block sharing padded pieces: its share and one pad, at its speed.

@@ -44,12 +44,15 @@ Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int ro
   // the bands above and below [a, b) of every tile, with the tests of its rows too.
   const long dr = long(depth) * radius, a = std::min(dr, ny - radius), b = std::max(a, ny - dr);
   const long between = split ? std::max(0L, g.tiles - 2) : 0;
+  // The work that tests the ring's rows (at edge_speed): the bands with split, every tile's
+  // rows without. The work that tests its columns only runs at kColumnsSpeed, in a loop of its
+  // own where edge_columns_apart, else in the same loop as the rows' (at edge_speed).
   const long full_work = between * piece(b - a);
   const long columns_work = split ? (g.tiles - between) * piece(b - a) : 0;
-  const long bands_work = split ? g.tiles * (piece(a - radius) + piece(ny - radius - b)) : g.tiles * piece(lines);
-  const long edge_work = columns_work + bands_work;
+  const long rows_work = split ? g.tiles * (piece(a - radius) + piece(ny - radius - b)) : g.tiles * piece(lines);
+  const long edge_work = columns_work + rows_work;
   if (edge_work > 0 && edge_columns_apart(edge_speed))
-    edge_speed = double(edge_work) / (double(columns_work) / kColumnsSpeed + double(bands_work) / edge_speed);
+    edge_speed = double(edge_work) / (double(columns_work) / kColumnsSpeed + double(rows_work) / edge_speed);
   double time = 0;
   if (full_work == 0) {
     // One kernel's blocks: tb_full's without split, tb_edge's with two tiles or no rows between.
