@@ -9,8 +9,8 @@
 # second loop) and every tile's bands near the top and bottom ring rows (with the row tests
 # too); the counts are chosen so that shares cross from one tile into the next and end
 # mid-tile, near the top and bottom ring rows too (the first case fails if tb_full skips the
-# ring rows' test, or if tb_edge runs its bands with the column tests only). In the 171-column case
-# the third of 4 tiles would reach 3 columns past the ring's first and is clamped short of it
+# ring rows' test, or if tb_edge runs its bands with the column tests only). In the 171-column
+# case the third of 4 tiles would reach 3 columns past the ring's first and is clamped short of it
 # (without the clamp the case fails), and there as in most cases the last tile overlaps the one
 # before it, whose columns it must not write again. In the 201 x 15 case shares are a few rows
 # long; in the 100-column case there are only the first and last tiles. In the second nonlinear
