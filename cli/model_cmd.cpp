@@ -116,6 +116,7 @@ int run_model(const ModelArgs& a) {
                               {"PP_gcells", c->prediction.PP_gcells}, {"P_gcells", c->prediction.P_gcells},
                               {"V", c->prediction.V}, {"V_valid", c->prediction.V_valid},
                               {"V_sync", c->prediction.V_sync}, {"V_latency", c->prediction.V_latency},
+                              {"V_issue", c->prediction.V_issue},
                               {"V_steps", c->prediction.V_steps},
                               {"bottleneck", bottleneck_name(c->prediction.bottleneck)}});
     nlohmann::json j{{"stencil", stencil_json(p)}, {"device", profile_json(*profile)},
@@ -138,14 +139,14 @@ int run_model(const ModelArgs& a) {
   print_table({"strategy", "params", "P GCells/s", "V", "PP GCells/s", "bound", "smem B", "fits"}, rows);
   if (best.size() > 1) {
     // P says how fast the bottleneck lets a strategy go, V what it loses to halos, balance,
-    // grid syncs and latency: the two numbers that decide between, e.g., device and SM tiling.
-    fmt::print("\nbest of each strategy (V = own share x sync x latency x remainder steps):\n");
+    // grid syncs, latency and issue: the two numbers that decide between, e.g., device and SM tiling.
+    fmt::print("\nbest of each strategy (V = own share x sync x latency x issue x remainder steps):\n");
     rows.clear();
     for (const RankedCandidate* c : best) {
       const Prediction& q = c->prediction;
       rows.push_back({c->strategy->name(), params_text(c->params), fixed(q.PP_gcells), fixed(q.P_gcells),
-                      fmt::format("{:.3f} = {:.3f} x {:.3f} x {:.3f} x {:.3f}", q.V, q.V_valid, q.V_sync,
-                                  q.V_latency, q.V_steps),
+                      fmt::format("{:.3f} = {:.3f} x {:.3f} x {:.3f} x {:.3f} x {:.3f}", q.V, q.V_valid,
+                                  q.V_sync, q.V_latency, q.V_issue, q.V_steps),
                       bottleneck_name(q.bottleneck)});
     }
     print_table({"strategy", "params", "PP GCells/s", "P GCells/s", "V", "bound"}, rows);

@@ -40,6 +40,7 @@ DeviceProfile a100() {
   d.grid_sync_s = 1.2e-6;        // section 5.6.2
   d.gm_latency_s = 600e-9;       // estimate, see the file comment
   d.update_latency_s = 110 / (d.clock_ghz * 1e9);  // the H100's 110 cycles (not measured here)
+  d.warp_ready_share = 0.4;      // the H100's (not measured here)
   return d;
 }
 
@@ -64,6 +65,7 @@ DeviceProfile h100() {
   d.grid_sync_s = 1.12e-6;       // at 1 block/SM
   d.gm_latency_s = 600e-9;       // estimate
   d.update_latency_s = 110 / (d.clock_ghz * 1e9);  // 110 cycles: fitted, docs/model.md
+  d.warp_ready_share = 0.4;      // fitted on wpipe2d's float and double trials, docs/model.md
   return d;
 }
 

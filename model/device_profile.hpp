@@ -29,6 +29,12 @@ struct DeviceProfile {
   /// the stencil's arithmetic, the write and the barrier it waits at), seconds; 0: not modelled.
   /// Fitted from measured cmq2d trials, see docs/model.md "Parallelism".
   double update_latency_s = 0;
+  int schedulers_per_sm = 4;   ///< warp schedulers per SM, each issuing one warp instruction per clock
+  /// Share of clocks in which one warp of a temporal-blocking kernel has an instruction ready
+  /// (its own dependences, shuffles and barriers hold it the rest); 0: not modelled. With W warps
+  /// per scheduler, a scheduler finds none ready (1 - share)^W of the time. Fitted from wpipe2d's
+  /// trials, see docs/model.md "Issue".
+  double warp_ready_share = 0;
 };
 
 /// Built-in profiles: "a100" (thesis table 5.2), "h100" (measured on the test machine), "h200".

@@ -3,6 +3,7 @@
 #include "model/model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace tbtune {
@@ -107,6 +108,21 @@ Prediction predict(const ModelTerms& m, const Problem& problem, const DeviceProf
     const double per_sm = out.P_gcells * out.V * 1e9 / d.sm_count;  // cells/s per SM
     out.V_latency = in_flight / (in_flight + per_sm * d.update_latency_s);
     out.V *= out.V_latency;
+  }
+  // Issue: a scheduler issues one warp instruction per clock, and a multiply-add of every lane
+  // of a warp is one instruction, so the FP pipe at the rate asked for needs a share of the
+  // issue slots (on sm_90 about 1 for float, 0.5 for double at full rate, scaled by how busy
+  // the pipe is). With W warps per scheduler, each ready in a share e of clocks, a scheduler
+  // issues in 1 - (1 - e)^W of them. Few warps suffice for double but not for float: 8 warps of
+  // 255 registers ran 0.6-0.75 of 12 warps of 168 in float, and led in double (docs/model.md,
+  // "Issue").
+  const double issue_flops = 2.0 * 32 * d.schedulers_per_sm * d.sm_count * d.clock_ghz * 1e9;
+  if (d.warp_ready_share > 0 && issue_flops > 0 && thr > 0 && T > 0 && m.threads > 0) {
+    const double needed = thr / issue_flops * (T_cmp / T) * out.V;
+    const double warps = double(m.threads) * m.blocks_per_sm / 32 / d.schedulers_per_sm;
+    const double ready = 1 - std::pow(1 - d.warp_ready_share, warps);
+    if (needed > 0) out.V_issue = std::min(1.0, ready / needed);
+    out.V *= out.V_issue;
   }
   out.PP_gcells = out.P_gcells * out.V;  // eq. 5.1
 

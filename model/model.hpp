@@ -33,10 +33,11 @@ enum class Bottleneck { GlobalMemory, SharedMemory, Compute };
 
 struct Prediction {
   double P_gcells = 0;   ///< attainable performance, eq. 5.7
-  double V = 1;          ///< valid proportion (5.8/5.9 or 5.11): the product of the four below
+  double V = 1;          ///< valid proportion (5.8/5.9 or 5.11): the product of the five below
   double V_valid = 1;    ///< the strategy's own share (overlapped halos, tile and wave balance)
   double V_sync = 1;     ///< time not spent in grid-wide syncs (eq. 5.11)
   double V_latency = 1;  ///< the latency factor: updates in flight vs the rate asked for
+  double V_issue = 1;    ///< the issue factor: ready warps per scheduler vs the FP pipe's share
   double V_steps = 1;    ///< the run's exact step count: full passes and remainder steps (search.cpp)
   double PP_gcells = 0;  ///< P x V, eq. 5.1
   Bottleneck bottleneck = Bottleneck::GlobalMemory;

@@ -36,6 +36,8 @@ const Entry kFields[] = {
     {"grid_sync_s", &DeviceProfile::grid_sync_s},
     {"gm_latency_s", &DeviceProfile::gm_latency_s},
     {"update_latency_s", &DeviceProfile::update_latency_s},
+    {"schedulers_per_sm", &DeviceProfile::schedulers_per_sm},
+    {"warp_ready_share", &DeviceProfile::warp_ready_share},
 };
 
 }  // namespace

@@ -132,6 +132,7 @@ DeviceProfile round_device() {
   d.fp32_flops = 20e12;
   d.grid_sync_s = 1e-6;
   d.update_latency_s = 0;  // the pure equations; Model.Latency tests the latency factor
+  d.warp_ready_share = 0;  // and Model.Issue the issue factor
   return d;
 }
 ModelTerms terms_2d(int t) {
@@ -202,6 +203,38 @@ TEST(Model, Latency) {
   EXPECT_EQ(r.V_sync, 1.0);
 }
 
+TEST(Model, Issue) {
+  DeviceProfile d = round_device();
+  d.sm_count = 100;
+  d.clock_ghz = 1;
+  d.schedulers_per_sm = 4;  // 100 SMs x 4 x 32 lanes x 1 GHz: 25.6 Tflop/s of multiply-adds to issue
+  d.warp_ready_share = 0.4;
+  ModelTerms m = terms_2d(6);
+  m.a_cmp = 100;  // compute-bound: the FP pipe busy the whole pass
+  m.threads = 256;  // 2 warps per scheduler: one of them ready in 1 - 0.6^2 = 0.64 of the clocks
+  m.blocks_per_sm = 1;
+  Problem p = square_2d();
+  p.dtype = DType::Float;  // 20 Tflop/s needs 20 / 25.6 = 0.78 of the issue slots
+  Prediction r = predict(m, p, d);
+  EXPECT_NEAR(r.V_issue, 0.64 / (20.0 / 25.6), 1e-12);
+  EXPECT_NEAR(r.V, r.V_issue, 1e-12);
+  EXPECT_NEAR(r.PP_gcells, r.P_gcells * r.V_issue, 1e-9);
+  m.threads = 384;  // 3 warps per scheduler: 1 - 0.6^3 = 0.784 of the clocks, enough
+  EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
+  m.threads = 256;
+  m.valid = 0.5;  // half the pass's work is redundant: the pipe needs half the slots for the rest
+  EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
+  m.valid = 1;
+  p.dtype = DType::Double;  // 10 Tflop/s: 0.39 of the slots, which 2 warps issue
+  EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
+  m.a_cmp = 10;  // bound by global memory: the FP pipe mostly idle
+  p.dtype = DType::Float;
+  EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
+  d.warp_ready_share = 0;  // not modelled
+  m.a_cmp = 100;
+  EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
+}
+
 TEST(Model, ValidWithSyncs) {
   const Problem p = square_2d();
   const DeviceProfile d = round_device();
@@ -214,7 +247,7 @@ TEST(Model, ValidWithSyncs) {
   r = predict(m, p, d);
   EXPECT_NEAR(r.V, 0.9 * 19.2 / 29.2, 1e-9);
   EXPECT_NEAR(r.V_sync, 19.2 / 29.2, 1e-9);
-  EXPECT_NEAR(r.V_valid * r.V_sync * r.V_latency, r.V, 1e-12);
+  EXPECT_NEAR(r.V_valid * r.V_sync * r.V_latency * r.V_issue, r.V, 1e-12);
   EXPECT_NEAR(r.PP_gcells, 312.5 * 0.9 * 19.2 / 29.2, 1e-6);
   EXPECT_NEAR(r.P_gcells, 312.5, 1e-9);  // P itself does not see the syncs
 }

@@ -196,7 +196,12 @@ class Wpipe2d final : public Strategy {
     m.threads = warps * 32;
     m.blocks_per_sm = k.at("bps");
     m.regs_per_thread = regs;
-    m.ilp = rx * rows;
+    // Cells in flight per thread: a loop iteration updates rows x rx cells at each of the tw
+    // levels, and the terms that read rows a level already holds are issued for every level
+    // before the barrier (templates/wpipe2d.cuh), so the levels' updates overlap. Counting the
+    // levels ranks FastStencil's j2d5pt shape (one row, 4 levels) first, as measured
+    // (docs/bench-2d.md, version 13).
+    m.ilp = rx * rows * tw;
     return m;
   }
 
