@@ -286,6 +286,31 @@ TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
   EXPECT_EQ(r2.trials.size(), 5u);
 }
 
+// A stand-in takes the place of a pruned candidate of its own strategy only: where wpipe2d's
+// selected shape spills, the next wpipe2d shape is timed, not a cmq2d one ranked above it.
+TEST_F(EngineTest, StandInsAreOfTheStrategyPassedOver) {
+  const auto ranked = rank_candidates(problem_, *builtin_profile("h100"));
+  std::vector<RankedCandidate> of[2];
+  for (const auto& c : ranked)
+    for (int s = 0; s < 2; ++s)
+      if (is_feasible(c) && c.strategy->name() == (s == 0 ? "wpipe2d" : "cmq2d")) of[s].push_back(c);
+  ASSERT_GE(of[0].size(), 2u);
+  ASSERT_GE(of[1].size(), 2u);
+  candidates_.resize(1);  // naive; selected: wpipe2d's and cmq2d's best; then a cmq2d stand-in
+  for (const auto& c : {of[0][0], of[1][0], of[1][1], of[0][1]}) candidates_.push_back(c);
+  resources_[source(1)] = KernelResources{255, 8, 16, 0, 0};  // wpipe2d's best spills
+  FakeMeasurer m;
+  EngineOptions o = options();
+  o.max_timed = 2;
+  const EngineResult r = run(m, o);
+  ASSERT_EQ(r.trials.size(), 4u);  // naive, the pruned one, cmq2d's best, wpipe2d's next
+  EXPECT_EQ(r.trials[1].status, TrialStatus::Skipped);
+  EXPECT_EQ(r.trials[3].strategy, "wpipe2d");
+  EXPECT_EQ(r.trials[3].params, candidates_[4].params);
+  for (const auto& call : m.calls) EXPECT_NE(call.first, 3);  // cmq2d's stand-in was not needed
+  expect_tally(r.tally, {2, 0, 1, 0, 0});
+}
+
 // A tune of part of the space leaves a faster stored winner in place; a full one replaces it.
 TEST_F(EngineTest, PartialSearchKeepsAFasterStoredWinner) {
   FakeMeasurer m;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -108,6 +109,7 @@ class EngineRun {
     if (anything_to_run) queue_all_compiles();
     try {
       for (int i = 0; i < n_ && !search_settled(); ++i) {
+        if (!needed(i)) continue;
         if (stored_[std::size_t(i)]) {
           reuse_stored_trial(i);
         } else if (stopped_or_out_of_budget()) {
@@ -175,6 +177,21 @@ class EngineRun {
       return out;
     });
   }
+
+  /// Whether candidate i is to be looked at: every one before the stand-ins; a stand-in only
+  /// while a candidate of its own strategy was passed over and not yet replaced, so that a
+  /// strategy whose best shapes spill is still timed (its next shapes) rather than losing its
+  /// places to another strategy's.
+  bool needed(int i) {
+    if (o_.max_timed <= 0 || i <= o_.max_timed) return true;
+    int& owed = owed_[candidate(i).strategy];
+    if (owed == 0) return false;
+    --owed;
+    return true;
+  }
+
+  /// Where candidate i stands among those looked at (0: naive), for the progress display.
+  [[nodiscard]] int position() const { return int(result_.trials.size()); }
 
   /// With stand-ins, the search ends once max_timed candidates are settled.
   [[nodiscard]] bool search_settled() const { return o_.max_timed > 0 && settled_ >= o_.max_timed; }
@@ -252,7 +269,7 @@ class EngineRun {
   /// Compiles, prunes, verifies and times candidate i, and stores its trial.
   void try_candidate(int i) {
     const RankedCandidate& c = candidate(i);
-    if (progress_) progress_({TuneEvent::Kind::Start, i, expected(), nullptr, elapsed()});
+    if (progress_) progress_({TuneEvent::Kind::Start, position(), expected(), nullptr, elapsed()});
     Trial t = base_trial(c);
     std::optional<Compiled> cc = wait_for_compile(i, t);
     if (cc) {
@@ -295,6 +312,7 @@ class EngineRun {
       const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
                           t.status == TrialStatus::CompileError;
       ++(passed ? passed_over_ : settled_);
+      if (passed) ++owed_[candidate(i).strategy];
     }
     if (t.status == TrialStatus::Ok &&
         (best_ < 0 || t.gcells_median > result_.trials[std::size_t(best_)].gcells_median)) {
@@ -303,7 +321,7 @@ class EngineRun {
     } else {
       t.cubin.clear();
     }
-    if (progress_) progress_({TuneEvent::Kind::Measured, i, expected(), &t, elapsed()});
+    if (progress_) progress_({TuneEvent::Kind::Measured, position() - 1, expected(), &t, elapsed()});
   }
 
   /// Stores the fastest verified trial as the winner (unless a faster stored one is kept).
@@ -347,6 +365,7 @@ class EngineRun {
   // Candidates (naive left out) that went to the GPU, now or in a stored trial, or that a stop or
   // the budget left out; and those passed over (pruned, not compiled), for which one more stands in.
   int settled_ = 0, passed_over_ = 0;
+  std::map<const Strategy*, int> owed_;  // places passed over, per strategy, no stand-in has taken
   std::vector<std::future<Compiled>> compiled_;
   // Declared last, so it is destroyed (pending tasks dropped, running ones joined) before the
   // futures, folder and options its tasks use.

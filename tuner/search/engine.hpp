@@ -23,7 +23,7 @@ namespace tbtune {
 /// Progress events, for the CLI to show; the library never prints.
 struct TuneEvent {
   enum class Kind { Start, Measured } kind = Kind::Start;
-  int index = 0;                  ///< candidate number, 0-based (0: naive)
+  int index = 0;                  ///< place among the candidates looked at, 0-based (0: naive)
   int total = 0;
   const Trial* trial = nullptr;   ///< for Measured
   double elapsed_s = 0;           ///< since the engine started
@@ -42,8 +42,9 @@ struct EngineOptions {
   bool fresh = false;               ///< ignore trials stored by earlier runs
   /// Stop once this many candidates (naive left out) were timed or reused, or left out by a stop
   /// or the budget (0: run them all). The candidates after the first max_timed stand in, in
-  /// order, for those passed over: pruned after compiling, not compiled, or answered `resources`
-  /// (by the pruning or the GPU worker); the model's register estimate cannot say which spill.
+  /// order, for those of their own strategy passed over: pruned after compiling, not compiled,
+  /// or answered `resources` (by the pruning or the GPU worker); the model's register estimate
+  /// cannot say which spill. A stand-in no passed-over candidate of its strategy needs is skipped.
   int max_timed = 0;
   /// A search of part of the space (--strategy, --param) does not replace a stored winner that
   /// ran faster: the cache keeps the fastest candidate it knows, which applications look up.

@@ -1,6 +1,7 @@
 #include "tuner/search/search.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "tuner/spec/error.hpp"
 
@@ -127,14 +128,20 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
 }
 
 std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
-                                       const std::vector<RankedCandidate>& selected, int count) {
+                                       const std::vector<RankedCandidate>& selected, int per_selected) {
+  // Places per strategy: per_selected for each of its selected candidates.
+  std::map<const Strategy*, int> places;
+  for (const auto& s : selected) places[s.strategy] += per_selected;
   std::vector<RankedCandidate> out;
   for (const auto& c : ranked) {
-    if (int(out.size()) >= count) break;
+    const auto it = places.find(c.strategy);
+    if (it == places.end() || it->second == 0 || !is_feasible(c)) continue;
     const bool chosen = std::any_of(selected.begin(), selected.end(), [&](const RankedCandidate& s) {
       return s.strategy == c.strategy && s.params == c.params;
     });
-    if (is_feasible(c) && !chosen) out.push_back(c);
+    if (chosen) continue;
+    out.push_back(c);
+    --it->second;
   }
   return out;
 }

@@ -44,10 +44,13 @@ struct RankedCandidate {
 /// The size of a ranked space (SpaceSize), the naive reference left out.
 [[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
 
-/// The feasible candidates not in `selected`, at most `count`: they stand in, in rank order,
-/// for selected ones passed over (pruned after compiling, not compiled, too large to launch).
+/// The feasible candidates not in `selected`, in rank order, of the strategies `selected` holds:
+/// for each strategy the next `per_selected` for each of its selected candidates. They stand in
+/// for selected ones of their strategy passed over (pruned after compiling, not compiled, too
+/// large to launch; EngineOptions::max_timed).
 [[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
-                                                     const std::vector<RankedCandidate>& selected, int count);
+                                                     const std::vector<RankedCandidate>& selected,
+                                                     int per_selected);
 
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
 /// (the engine always runs it first) and candidates that do not fit on chip (is_feasible). Model

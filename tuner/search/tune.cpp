@@ -78,11 +78,12 @@ CandidateChoice choose_candidates(const Problem& problem, const DeviceProfile& p
   c.chosen.insert(c.chosen.end(), selected.begin(), selected.end());
   // A model search times as many candidates as it selected: the model's register estimate lets
   // through kernels that ptxas spills (it cannot tell which; docs/bench-3d.md), and the next
-  // ones in rank order, up to kStandIns per selected one, take the place of those pruned.
+  // ones of the same strategy in rank order, up to kStandIns per selected one, take the place
+  // of those pruned.
   constexpr int kStandIns = 3;
   c.stand_ins = options.search.mode == SearchMode::Model && !options.allow_spills;
   if (c.stand_ins) {
-    const auto more = stand_ins(c.ranked, selected, kStandIns * c.selected);
+    const auto more = stand_ins(c.ranked, selected, kStandIns);
     c.chosen.insert(c.chosen.end(), more.begin(), more.end());
   }
   return c;
