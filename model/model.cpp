@@ -115,7 +115,8 @@ Prediction predict(const ModelTerms& m, const Problem& problem, const DeviceProf
   // the pipe is). With W warps per scheduler, each ready in a share e of clocks, a scheduler
   // issues in 1 - (1 - e)^W of them. Few warps suffice for double but not for float: 8 warps of
   // 255 registers ran 0.6-0.75 of 12 warps of 168 in float, and led in double (docs/model.md,
-  // "Issue").
+  // "Issue"). The rate asked for is P x V so far, V_valid included: the pipe's redundant work
+  // (a tile's halo) is counted as idle, which the fitted share absorbs.
   const double issue_flops = 2.0 * 32 * d.schedulers_per_sm * d.sm_count * d.clock_ghz * 1e9;
   if (d.warp_ready_share > 0 && issue_flops > 0 && thr > 0 && T > 0 && m.threads > 0) {
     const double needed = thr / issue_flops * (T_cmp / T) * out.V;

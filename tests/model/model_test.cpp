@@ -222,7 +222,7 @@ TEST(Model, Issue) {
   m.threads = 384;  // 3 warps per scheduler: 1 - 0.6^3 = 0.784 of the clocks, enough
   EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
   m.threads = 256;
-  m.valid = 0.5;  // half the pass's work is redundant: the pipe needs half the slots for the rest
+  m.valid = 0.5;  // half the rate asked for: half the slots
   EXPECT_EQ(predict(m, p, d).V_issue, 1.0);
   m.valid = 1;
   p.dtype = DType::Double;  // 10 Tflop/s: 0.39 of the slots, which 2 warps issue
