@@ -340,13 +340,13 @@ void Cache::put_profile(const std::string& fingerprint, const DeviceProfile& pro
   t.commit();
 }
 
-std::optional<DeviceProfile> Cache::profile(const std::string& fingerprint) const {
+std::optional<DeviceProfile> Cache::profile(const std::string& fingerprint, const DeviceProfile& base) const {
   Statement s(db_, path_, "SELECT json FROM profiles WHERE device_fingerprint = ?");
   s.bind(fingerprint);
   if (!s.step()) return std::nullopt;
   const std::string text = s.text(0);
   try {
-    return profile_from_json(nlohmann::json::parse(text));
+    return profile_from_json(nlohmann::json::parse(text), base);
   } catch (const std::exception& e) {  // nlohmann's parse_error or our Error
     throw CacheError(fmt::format("cache '{}': the profile stored for '{}' is unreadable: {}",
                                  path_, fingerprint, e.what()),

@@ -150,9 +150,11 @@ class Cache {
   /// Stores (replacing any earlier one) the measured profile of the device with `fingerprint`
   /// (DeviceRecord::fingerprint()). The device need not be stored: a probe stands alone.
   void put_profile(const std::string& fingerprint, const DeviceProfile& profile);
-  /// The profile stored for `fingerprint`, or nullopt. Throws CacheError for a stored JSON text
-  /// that does not read as a profile.
-  [[nodiscard]] std::optional<DeviceProfile> profile(const std::string& fingerprint) const;
+  /// The profile stored for `fingerprint`, or nullopt; fields it lacks (stored by an older
+  /// tbtune) take `base`'s values. Throws CacheError for a stored JSON text that does not read as
+  /// a profile.
+  [[nodiscard]] std::optional<DeviceProfile> profile(const std::string& fingerprint,
+                                                     const DeviceProfile& base = {}) const;
   /// Records a problem compiled ahead (one row, one transaction), replacing the row of the same
   /// stencil, profile, arch, dtype, domain and steps. The stencil must be stored.
   void put_compile(const CompileRecord& record);

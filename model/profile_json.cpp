@@ -49,9 +49,9 @@ nlohmann::json profile_to_json(const DeviceProfile& d) {
   return j;
 }
 
-DeviceProfile profile_from_json(const nlohmann::json& j) {
+DeviceProfile profile_from_json(const nlohmann::json& j, const DeviceProfile& base) {
   if (!j.is_object()) throw Error("device profile: expected a JSON object, got " + j.dump());
-  DeviceProfile d;
+  DeviceProfile d = base;
   for (const Entry& e : kFields) {
     const auto it = j.find(e.key);
     if (it == j.end()) continue;

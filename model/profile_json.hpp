@@ -11,9 +11,9 @@ namespace tbtune {
 /// Every field of `d` as one JSON object.
 [[nodiscard]] nlohmann::json profile_to_json(const DeviceProfile& d);
 
-/// The profile in `j`. Keys that are missing keep DeviceProfile's defaults (so a profile
-/// written by an older tbtune still reads); a key of the wrong type, or `j` not an object,
-/// throws Error naming the key.
-[[nodiscard]] DeviceProfile profile_from_json(const nlohmann::json& j);
+/// The profile in `j` over `base`: keys that are missing keep base's values (so a profile written
+/// by an older tbtune still reads, and takes the fields added since from the built-in profile
+/// it was probed from); a key of the wrong type, or `j` not an object, throws Error naming the key.
+[[nodiscard]] DeviceProfile profile_from_json(const nlohmann::json& j, const DeviceProfile& base = {});
 
 }  // namespace tbtune

@@ -680,6 +680,18 @@ TEST_F(CacheTest, ProfileReplaced) {
   EXPECT_EQ(c.profile(fp)->gm_bw, 2.5e12);
 }
 
+TEST_F(CacheTest, ProfileOfAnOlderTbtuneTakesTheBaseForMissingFields) {
+  Cache c(db_path(), Cache::Mode::ReadWrite);
+  query(db_path(), "INSERT INTO profiles (device_fingerprint, json) VALUES ('a', '{\"gm_bw\": 2.5e12}')");
+  DeviceProfile base = probed();
+  base.warp_ready_share = 0.35;
+  const auto got = c.profile("a", base);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->gm_bw, 2.5e12);
+  EXPECT_EQ(got->warp_ready_share, 0.35);
+  EXPECT_EQ(got->sm_count, base.sm_count);
+}
+
 TEST_F(CacheTest, UnreadableProfileThrows) {
   Cache c(db_path(), Cache::Mode::ReadWrite);
   query(db_path(), "INSERT INTO profiles (device_fingerprint, json) VALUES ('a', '{\"gm_bw\": \"x\"}')");

@@ -17,7 +17,7 @@ TEST(ProfileJson, EveryBuiltinRoundTrips) {
   for (const std::string& name : builtin_profile_names()) {
     const DeviceProfile p = *builtin_profile(name);
     const nlohmann::json j = profile_to_json(p);
-    EXPECT_EQ(j.size(), 18u) << "a DeviceProfile field is missing from profile_json.cpp";
+    EXPECT_EQ(j.size(), 20u) << "a DeviceProfile field is missing from profile_json.cpp";
     // Through text, as the cache stores it.
     const DeviceProfile q = profile_from_json(nlohmann::json::parse(j.dump()));
     EXPECT_EQ(profile_to_json(q), j) << name;
@@ -25,6 +25,7 @@ TEST(ProfileJson, EveryBuiltinRoundTrips) {
     EXPECT_EQ(q.gm_bw, p.gm_bw);
     EXPECT_EQ(q.smem_per_block, p.smem_per_block);
     EXPECT_EQ(q.gm_latency_s, p.gm_latency_s);
+    EXPECT_EQ(q.warp_ready_share, p.warp_ready_share);
   }
 }
 
@@ -44,6 +45,20 @@ TEST(ProfileJson, MissingKeysKeepDefaults) {
   EXPECT_EQ(p.regs_per_sm, DeviceProfile{}.regs_per_sm);
   // Integers are fine where doubles are expected.
   EXPECT_EQ(profile_from_json(nlohmann::json::parse(R"({"sm_bw": 3})")).sm_bw, 3.0);
+}
+
+// A profile probed by an older tbtune lacks the fields added since: they come from the built-in
+// profile it is read over, so its model is the same as a fresh probe's.
+TEST(ProfileJson, MissingKeysTakeTheBase) {
+  const DeviceProfile h100 = *builtin_profile("h100");
+  nlohmann::json old = profile_to_json(h100);
+  old.erase("warp_ready_share");
+  old["gm_bw"] = 2.5e12;
+  const DeviceProfile p = profile_from_json(old, h100);
+  EXPECT_EQ(p.warp_ready_share, h100.warp_ready_share);
+  EXPECT_GT(p.warp_ready_share, 0);
+  EXPECT_EQ(p.gm_bw, 2.5e12);  // what the JSON holds wins
+  EXPECT_EQ(profile_from_json(old).warp_ready_share, 0);  // no base: DeviceProfile's default
 }
 
 TEST(ProfileJson, WrongTypesThrow) {

@@ -69,7 +69,7 @@ Served serve_model(const FallbackContext& ctx, const Cache* profile_from) {
   DeviceProfile profile = profile_for(ctx.device);
   std::string profile_name = "built-in";
   if (profile_from) {
-    if (auto stored = profile_from->profile(device_record(ctx.device).fingerprint())) {
+    if (auto stored = profile_from->profile(device_record(ctx.device).fingerprint(), profile)) {
       profile = *stored;
       profile_name = "probed";
     }

@@ -146,7 +146,6 @@ std::vector<SearchEvidence> search_evidence(const std::vector<TuneRecord>& tunes
 }
 
 DeviceProfile report_profile(const Cache& cache, const std::string& fingerprint) {
-  if (auto stored = cache.profile(fingerprint)) return *stored;
   // "name|sm_XY|NSM|driver D|nvrtc X.Y"; the name itself could hold a '|', so count from the end.
   const auto parts = split(fingerprint, '|');
   std::string name = fingerprint;
@@ -168,6 +167,8 @@ DeviceProfile report_profile(const Cache& cache, const std::string& fingerprint)
   if (cc_major == 8) base = "a100";
   if (name.find("H200") != std::string::npos) base = "h200";
   DeviceProfile p = *builtin_profile(base);
+  // A probed profile, where one is stored, over the built-in one for the fields it lacks.
+  if (auto stored = cache.profile(fingerprint, p)) return *stored;
   p.name = base + " (" + name + ")";
   if (cc_major > 0) p.cc_major = cc_major, p.cc_minor = cc_minor;
   if (sms > 0) p.sm_count = sms;

@@ -103,7 +103,7 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   // The model uses this GPU's measured profile: stored by an earlier probe, else probed now.
   if (options.profile) {
     result.profile = *options.profile;
-  } else if (auto stored = cache.profile(record.fingerprint())) {
+  } else if (auto stored = cache.profile(record.fingerprint(), profile_for(result.device))) {
     result.profile = *stored;
   } else if (options.probe) {
     result.profile = measurer.probe(9, options.compile_cache_dir);
