@@ -309,6 +309,21 @@ TEST_F(EngineTest, StandInsAreOfTheStrategyPassedOver) {
   EXPECT_EQ(r.trials[3].params, candidates_[4].params);
   for (const auto& call : m.calls) EXPECT_NE(call.first, 3);  // cmq2d's stand-in was not needed
   expect_tally(r.tally, {2, 0, 1, 0, 0});
+
+  // wpipe2d's stand-in spills too and the list holds no more of its shapes: the search ends with
+  // one place unfilled, and the progress display still ends full.
+  resources_[source(4)] = KernelResources{255, 8, 16, 0, 0};
+  std::vector<TuneEvent> events;
+  FakeMeasurer again;
+  o.fresh = true;
+  const EngineResult r2 = run_engine(problem_, key_, candidates_, again, *cache_, o, [&](const TuneEvent& e) {
+    if (e.kind == TuneEvent::Kind::Measured) events.push_back(e);
+  });
+  ASSERT_EQ(r2.trials.size(), 4u);
+  expect_tally(r2.tally, {1, 0, 2, 0, 0});
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().index + 1, events.back().total);
+  EXPECT_EQ(events.back().total, 4);
 }
 
 // A tune of part of the space leaves a faster stored winner in place; a full one replaces it.

@@ -102,7 +102,10 @@ class EngineRun {
         o_(options), progress_(progress), n_(int(candidates.size())),
         stored_(candidates.size()), dir_(options.work_dir),
         reference_path_(dir_.file("reference.bin")), compiled_(candidates.size()),
-        pool_(options.compile_threads) {}
+        pool_(options.compile_threads) {
+    if (o_.max_timed > 0)
+      for (int i = o_.max_timed + 1; i < n_; ++i) ++places_[candidate(i).strategy].stand_ins;
+  }
 
   EngineResult run() {
     const bool anything_to_run = find_stored_trials();
@@ -184,9 +187,9 @@ class EngineRun {
   /// places to another strategy's.
   bool needed(int i) {
     if (o_.max_timed <= 0 || i <= o_.max_timed) return true;
-    int& owed = owed_[candidate(i).strategy];
-    if (owed == 0) return false;
-    --owed;
+    Places& p = places_[candidate(i).strategy];
+    if (p.taken >= p.passed_over) return false;
+    ++p.taken;
     return true;
   }
 
@@ -199,7 +202,10 @@ class EngineRun {
   /// What the progress display counts to: every candidate, or with stand-ins the ones that will
   /// have been looked at once max_timed are settled.
   [[nodiscard]] int expected() const {
-    return o_.max_timed > 0 ? std::min(n_, 1 + o_.max_timed + passed_over_) : n_;
+    if (o_.max_timed <= 0) return n_;
+    int more = 0;  // the stand-ins that will be looked at: one per place passed over, while any
+    for (const auto& [strategy, p] : places_) more += std::min(p.passed_over, p.stand_ins);
+    return std::min(n_, 1 + o_.max_timed + more);
   }
 
   /// Counts candidate i's outcome in the tally, which leaves out the naive reference: it is not
@@ -304,15 +310,19 @@ class EngineRun {
     result_.trials.push_back(std::move(t));
   }
 
-  /// Counts candidate i's trial as settled or passed over (one more stands in for it), keeps it
+  /// Counts candidate i's trial as settled or passed over (one more of its strategy stands in
+  /// for it, if the list holds one), keeps it
   /// as the best so far if it is the fastest verified one, and reports it.
   void settle(int i) {
     Trial& t = result_.trials.back();
     if (i > 0) {
       const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
                           t.status == TrialStatus::CompileError;
-      ++(passed ? passed_over_ : settled_);
-      if (passed) ++owed_[candidate(i).strategy];
+      if (passed) {
+        ++places_[candidate(i).strategy].passed_over;
+      } else {
+        ++settled_;
+      }
     }
     if (t.status == TrialStatus::Ok &&
         (best_ < 0 || t.gcells_median > result_.trials[std::size_t(best_)].gcells_median)) {
@@ -363,9 +373,14 @@ class EngineRun {
   std::optional<Compiled> naive_;  // kept for a later reference run when naive itself is reused
   int best_ = -1;                  // index into result_.trials of the fastest verified trial
   // Candidates (naive left out) that went to the GPU, now or in a stored trial, or that a stop or
-  // the budget left out; and those passed over (pruned, not compiled), for which one more stands in.
-  int settled_ = 0, passed_over_ = 0;
-  std::map<const Strategy*, int> owed_;  // places passed over, per strategy, no stand-in has taken
+  // the budget left out.
+  int settled_ = 0;
+  // Per strategy: its stand-ins in the list, its candidates passed over (each owed one more
+  // place), and the stand-ins that took those places.
+  struct Places {
+    int stand_ins = 0, passed_over = 0, taken = 0;
+  };
+  std::map<const Strategy*, Places> places_;
   std::vector<std::future<Compiled>> compiled_;
   // Declared last, so it is destroyed (pending tasks dropped, running ones joined) before the
   // futures, folder and options its tasks use.
