@@ -311,8 +311,8 @@ class EngineRun {
   }
 
   /// Counts candidate i's trial as settled or passed over (one more of its strategy stands in
-  /// for it, if the list holds one), keeps it
-  /// as the best so far if it is the fastest verified one, and reports it.
+  /// for it, if the list holds one), keeps it as the best so far if it is the fastest verified
+  /// one, and reports it.
   void settle(int i) {
     Trial& t = result_.trials.back();
     if (i > 0) {
