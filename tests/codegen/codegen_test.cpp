@@ -214,6 +214,35 @@ TEST(Codegen, ShareTimeIsAShareAndAPad) {
   EXPECT_DOUBLE_EQ(share_time(440, 4, 10, 0.5), (110.0 + 10.0) / 0.5);
 }
 
+// A tile that overhangs the domain costs a whole one: the models count the useful share of the
+// tiles along each axis. FastStencil's j2d5pt shape (rx 13, 8 warps x 4 steps: 352 valid
+// columns) fills 33 tiles with 11616 interior columns; one column more needs a 34th tile, 1/352
+// used, and the model's useful share drops by about 1/34.
+TEST(Codegen, PartialLastTileCostsAWholeOne) {
+  EXPECT_DOUBLE_EQ(whole_tiles_share(33 * 352, 352, 33), 1.0);
+  EXPECT_DOUBLE_EQ(whole_tiles_share(33 * 352 + 1, 352, 34), (33.0 * 352 + 1) / (34.0 * 352));
+  const auto valid = [](const std::string& strategy, const std::string& domain, const Params& k) {
+    const std::string yaml = strategy == "wpipe2d"
+                                 ? "name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
+                                 : "name: s\ndims: 3\ndtype: double\nexpr: \"(u[-1,0,0]+u[1,0,0]+u[0,-1,0]+u[0,1,0]+"
+                                   "u[0,0,-1]+u[0,0,1])/6\"\n";
+    const Problem p = problem_from(yaml + "domain: " + domain + "\nsteps: 1000\n");
+    const Strategy* s = find_strategy(strategy);
+    return s->model_terms(p, s->complete(p, k), *builtin_profile("h100")).valid;
+  };
+  const Params fs2d{{"rx", 13}, {"warps", 8}, {"tw", 4}, {"rows", 1}, {"bps", 1}, {"split", 1}};
+  const double whole = valid("wpipe2d", "[11618, 11618]", fs2d), over = valid("wpipe2d", "[11619, 11618]", fs2d);
+  EXPECT_NEAR(over / whole, (33.0 * 352 + 1) / (34.0 * 352), 0.005) << whole << " " << over;
+  // wpipe3d, in x and in y: rx 2 (64 columns) and 4 x 7 + 2 rows at depth 6 leave 52 and 18
+  // valid, 10 x 10 tiles fill 520 x 180 interior cells; the extra tiles also change how the
+  // z segments fill the waves of blocks (split_stream), which the share multiplies.
+  const Params fs3d{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}, {"bps", 1}};
+  const double whole3 = valid("wpipe3d", "[522, 182, 2560]", fs3d);
+  const auto waves = [](long tiles) { return split_stream(2558, tiles, 132, 6, 1, 1).efficiency; };
+  EXPECT_NEAR(valid("wpipe3d", "[523, 182, 2560]", fs3d) / whole3, waves(110) / waves(100) * 521 / 572, 1e-9);
+  EXPECT_NEAR(valid("wpipe3d", "[522, 183, 2560]", fs3d) / whole3, waves(110) / waves(100) * 181 / 198, 1e-9);
+}
+
 // wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest
 // warps' x tw' within the remainder, warps' <= warps and tw' <= tw, more warps first, as one
 // kernel (no split); single steps take what is left. Nothing for a remainder of 0 or 1.

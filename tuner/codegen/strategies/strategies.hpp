@@ -37,6 +37,13 @@ struct StreamSplit {
 };
 [[nodiscard]] StreamSplit split_stream(long lines, long tiles, long resident, int depth, int radius, int group);
 
+/// The share of `tiles` tiles of `valid` useful cells each, along one axis, that the axis' `n`
+/// interior cells fill: a last tile that overhangs the domain costs a whole one (wpipe2d's
+/// j2d49pt shape rx 17 fills 20 tiles of 496 columns with 9498, 0.957).
+[[nodiscard]] inline double whole_tiles_share(long n, long valid, long tiles) {
+  return tiles > 0 && valid > 0 ? double(n) / (double(tiles) * double(valid)) : 1.0;
+}
+
 /// The time of the slowest of `blocks` blocks that share `work` equally (templates/common.cuh,
 /// tb_share: pieces laid out one after another, each with `pad` lines more for what its segment
 /// costs beyond its own lines), in lines at full speed: its share, and the pad of a piece it

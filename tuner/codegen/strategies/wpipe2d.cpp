@@ -191,7 +191,9 @@ class Wpipe2d final : public Strategy {
     // spread over its t steps.
     m.a_cmp = 2.0 * double(p.stencil.points.size()) + wpipe_pass_flops(p) / t;
     const int regs = estimated_regs(p, rx, tw, rows);
-    m.valid = vx * busy;
+    // A partial last tile costs a whole one.
+    const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(rx, t, r), wpipe2d_tiles(p.domain[0], r, rx, t));
+    m.valid = vx * busy * filled;
     m.smem_bytes = smem_bytes(p, rx, warps, rows);
     m.threads = warps * 32;
     m.blocks_per_sm = k.at("bps");

@@ -210,7 +210,10 @@ class Wpipe3d final : public Strategy {
     // mean |log(measured / predicted)| 0.21 before, 0.16 after; docs/bench-3d.md, "wpipe3d").
     const double overhead = wpipe_pass_flops(p) / t * (p.dtype == DType::Float ? 2 : 1);
     m.a_cmp = 2.0 * double(p.stencil.points.size()) + overhead;
-    m.valid = vx * vy * busy;
+    // A partial last tile, in x or in y, costs a whole one.
+    const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(s, t, r), axis_x(p, s, t).tiles) *
+                          whole_tiles_share(p.domain[1] - 2 * r, valid_y(s, t, r), axis_y(p, s, t).tiles);
+    m.valid = vx * vy * busy * filled;
     m.smem_bytes = smem_bytes(p, s, s.warps, s.tw);
     m.threads = s.warps * s.wy * 32;
     m.blocks_per_sm = k.at("bps");
