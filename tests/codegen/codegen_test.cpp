@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "model/device_profile.hpp"
 #include "tests/test_util.hpp"
 #include "tuner/codegen/codegen.hpp"
@@ -233,14 +235,24 @@ TEST(Codegen, PartialLastTileCostsAWholeOne) {
   const Params fs2d{{"rx", 13}, {"warps", 8}, {"tw", 4}, {"rows", 1}, {"bps", 1}, {"split", 1}};
   const double whole = valid("wpipe2d", "[11618, 11618]", fs2d), over = valid("wpipe2d", "[11619, 11618]", fs2d);
   EXPECT_NEAR(over / whole, (33.0 * 352 + 1) / (34.0 * 352), 0.005) << whole << " " << over;
-  // wpipe3d, in x and in y: rx 2 (64 columns) and 4 x 7 + 2 rows at depth 6 leave 52 and 18
-  // valid, 10 x 10 tiles fill 520 x 180 interior cells; the extra tiles also change how the
-  // z segments fill the waves of blocks (split_stream), which the share multiplies.
-  const Params fs3d{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}, {"bps", 1}};
-  const double whole3 = valid("wpipe3d", "[522, 182, 2560]", fs3d);
-  const auto waves = [](long tiles) { return split_stream(2558, tiles, 132, 6, 1, 1).efficiency; };
-  EXPECT_NEAR(valid("wpipe3d", "[523, 182, 2560]", fs3d) / whole3, waves(110) / waves(100) * 521 / 572, 1e-9);
-  EXPECT_NEAR(valid("wpipe3d", "[522, 183, 2560]", fs3d) / whole3, waves(110) / waves(100) * 181 / 198, 1e-9);
+}
+
+// Strips whose ring accesses the banks serialise more than 32 bytes deep are not in the space:
+// double rx 8, 16 and 24 (8 and 16 ways), float rx 16 (16 ways); float rx 8 and 24 (8 ways of 4
+// bytes) and double rx 12 (4 ways) stay.
+TEST(Codegen, Wpipe2dSpaceLeavesOutDeeplyConflictedStrips) {
+  const auto widths = [](const std::string& dtype) {
+    const Problem p = problem_from("name: s\ndims: 2\ndtype: " + dtype +
+                                   "\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\ndomain: [4000, 4000]\nsteps: 8\n");
+    std::set<int> rx;
+    for (const Params& k : find_strategy("wpipe2d")->space(p, *builtin_profile("h100"))) rx.insert(k.at("rx"));
+    return rx;
+  };
+  const std::set<int> d = widths("double"), f = widths("float");
+  for (int rx : {8, 16, 24}) EXPECT_EQ(d.count(rx), 0u) << rx;
+  for (int rx : {7, 9, 12, 15, 17, 23}) EXPECT_EQ(d.count(rx), 1u) << rx;
+  EXPECT_EQ(f.count(16), 0u);
+  for (int rx : {8, 12, 15, 17, 24}) EXPECT_EQ(f.count(rx), 1u) << rx;
 }
 
 // wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest

@@ -93,6 +93,8 @@ class Wpipe2d final : public Strategy {
     // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
     // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
     // gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
+    // Strips whose ring accesses the banks serialise too deeply are left out
+    // (wpipe_strip_too_conflicted).
     for (int rx = 1; rx <= 27; ++rx)
       for (int warps : {4, 6, 8, 12})
         for (int tw = 1; tw <= 8; ++tw)
@@ -100,6 +102,7 @@ class Wpipe2d final : public Strategy {
             for (int bps : {1, 2})
               for (int split : {0, 1}) {
                 if (split && !may_split) continue;
+                if (wpipe_strip_too_conflicted(p, rx)) continue;
                 if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
                 if (!fits_domain(p, rx)) continue;
                 if (warps * 32 * bps > d.max_threads_per_sm) continue;

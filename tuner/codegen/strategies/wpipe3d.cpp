@@ -131,6 +131,7 @@ class Wpipe3d final : public Strategy {
                 // At least half of a tile's columns and rows valid: below that the overlap costs
                 // more than the depth saves.
                 if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
+                if (wpipe_strip_too_conflicted(p, rx)) continue;  // none at rx <= 6 today
                 if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
                 if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
                 if (estimated_regs(p, s) > std::min(255, d.regs_per_sm / (threads * bps))) continue;
@@ -210,10 +211,11 @@ class Wpipe3d final : public Strategy {
     // mean |log(measured / predicted)| 0.21 before, 0.16 after; docs/bench-3d.md, "wpipe3d").
     const double overhead = wpipe_pass_flops(p) / t * (p.dtype == DType::Float ? 2 : 1);
     m.a_cmp = 2.0 * double(p.stencil.points.size()) + overhead;
-    // A partial last tile, in x or in y, costs a whole one.
-    const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(s, t, r), axis_x(p, s, t).tiles) *
-                          whole_tiles_share(p.domain[1] - 2 * r, valid_y(s, t, r), axis_y(p, s, t).tiles);
-    m.valid = vx * vy * busy * filled;
+    // A partial last tile costs a whole one, as in wpipe2d, but counting it here (in x and y)
+    // made j3d7pt's default tune on FastStencil's domain time one wpipe3d shape instead of
+    // three and pick smtile3d at 355 GCells/s where wpipe3d's runs 370 (H100, docs/bench-3d.md):
+    // the term is right, but the rest of this model ranks wpipe3d's shapes too loosely for it.
+    m.valid = vx * vy * busy;
     m.smem_bytes = smem_bytes(p, s, s.warps, s.tw);
     m.threads = s.warps * s.wy * 32;
     m.blocks_per_sm = k.at("bps");

@@ -12,6 +12,10 @@ int wpipe_bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype
 
 double wpipe_conflict_cost(const Problem& p, int rx) { return 1.0 + (wpipe_bank_conflicts(p, rx) - 1) / 4.0; }
 
+bool wpipe_strip_too_conflicted(const Problem& p, int rx) {
+  return wpipe_bank_conflicts(p, rx) * dtype_bytes(p.dtype) > 32;
+}
+
 double wpipe_shuffles_per_cell(const Problem& p, int rx) {
   std::map<std::pair<int, int>, int> widest;  // (dy, dz) -> widest |dx|
   for (const auto& pt : p.stencil.points) {
