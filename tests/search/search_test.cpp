@@ -349,5 +349,24 @@ TEST(Search, ParamFilterKeepsItsCandidatesAndLeavesRegistersToPtxas) {
   EXPECT_THROW((void)rank_candidates(p, d, "", {{"no_such", 1}}), UsageError);
 }
 
+// The register-tiled strategies alike: FastStencil's j3d7pt shape in wpipe3d is beyond the
+// register estimate, so a search does not choose it, but asked for by name it is there to compile.
+TEST(Search, ParamFilterReachesWpipeShapesBeyondTheRegisterEstimate) {
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                        {572, 216, 256}, 100);
+  const DeviceProfile d = *builtin_profile("h100");
+  const Params fs{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}, {"bps", 1}};
+  bool ruled_out = false;
+  for (const auto& c : rank_candidates(p, d, "wpipe3d")) {
+    bool same = true;
+    for (const auto& [name, value] : fs) same = same && c.params.at(name) == value;
+    if (same) ruled_out = !c.prediction.fits && c.prediction.why_not.find("registers") != std::string::npos;
+  }
+  EXPECT_TRUE(ruled_out);
+  const auto filtered = rank_candidates(p, d, "wpipe3d", fs);
+  ASSERT_EQ(filtered.size(), 1u);
+  EXPECT_TRUE(filtered[0].prediction.fits) << filtered[0].prediction.why_not;
+}
+
 }  // namespace
 }  // namespace tbtune
