@@ -79,14 +79,16 @@ struct W3Block {
 // Keeps the boundary ring at its initial value in output plane o of a level: a ring cell's
 // output is its input, which the level holds in its window (`held`, plane o). Planes, rows and
 // columns outside the domain are treated alike or left as computed: an interior cell never
-// reads them. The plane test is one uniform branch per plane; the row and cell tests, only in
-// tiles that reach the ring in y or x (RING: the edge kernel), cost registers, which is why the
-// tiles away from the ring run a kernel without them.
-template <bool RING>
+// reads them. The plane test, in the periods that may output a ring plane (PLANES,
+// w3_meets_ring_planes), is a select per cell: ptxas turns the uniform branch into selects,
+// which were 11% of the instructions of the j3d7pt loop when every period had them (ncu, H100).
+// The row and cell tests, only in tiles that reach the ring in y or x (RING: the edge kernel),
+// cost registers, which is why the tiles away from the ring run a kernel without them.
+template <bool RING, bool PLANES>
 __device__ __forceinline__ void w3_keep_ring(const W3Block& b, int o, const real (&held)[W3_IN][TB_RX],
                                              real (&v)[TB_CY][TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY;
-  if (o < R || o >= b.nz - R) {
+  if (PLANES && (o < R || o >= b.nz - R)) {
 #pragma unroll
     for (int c = 0; c < CY; ++c)
 #pragma unroll
@@ -149,7 +151,7 @@ __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
 }
 
 // After the barrier: level j takes its new input plane x and completes output plane o into v.
-template <int TW, int PH, bool RING>
+template <int TW, int PH, bool RING, bool PLANES>
 __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int j, const real (&x)[W3_IN][TB_RX],
                                          real (&v)[TB_CY][TB_RX], int o) {
 #pragma unroll
@@ -161,7 +163,7 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
       v[c][i] = TbStencil::tail(W3Window{s.win[j], w3_out_slot(PH), c, i}, TB_RADIUS, s.acc[j][c][i]);
-  w3_keep_ring<RING>(b, o, s.win[j][w3_out_slot(PH)], v);
+  w3_keep_ring<RING, PLANES>(b, o, s.win[j][w3_out_slot(PH)], v);
 }
 
 // The next level's input from this level's output v: v's rows in the middle, the y halos from
@@ -260,7 +262,7 @@ __device__ __forceinline__ void w3_store_plane(const W3Block& b, int q, int z) {
 }
 
 // One iteration k = k0 + PH.
-template <int W, int TW, int PH, bool RING>
+template <int W, int TW, int PH, bool RING, bool PLANES>
 __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, int k0) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, DEPTH = W * TW;
   const int k = k0 + PH;
@@ -282,7 +284,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   const int o = b.zs + (k - b.stage) - (b.stage * TW + 1) * R;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
-    w3_level<TW, PH, RING>(b, s, j, x, v, o - j * R);
+    w3_level<TW, PH, RING, PLANES>(b, s, j, x, v, o - j * R);
     if (j + 1 < TW) w3_exchange<W, TW>(b, j, v, x);
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
@@ -294,12 +296,24 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
     for (int i = 0; i < RX; ++i) tb_shared_store(plane + ((c + R) * W3_COLS + i) * kTbCellBytes, v[c][i]);
 }
 
-template <int W, int TW, int PH, bool RING>
+template <int W, int TW, int PH, bool RING, bool PLANES>
 __device__ __forceinline__ void w3_period(const W3Block& b, W3Levels<TW>& s, int k0) {
   if constexpr (PH < W3_WIN) {
-    w3_iteration<W, TW, PH, RING>(b, s, k0);
-    w3_period<W, TW, PH + 1, RING>(b, s, k0);
+    w3_iteration<W, TW, PH, RING, PLANES>(b, s, k0);
+    w3_period<W, TW, PH + 1, RING, PLANES>(b, s, k0);
   }
+}
+
+// Whether some level of the period from iteration k0 outputs a plane of the boundary ring (or
+// beyond the domain): in iteration k, level j of stage st outputs plane
+// zs + k - st - (st*TW + 1 + j)*R, lowest at the last stage's last level in iteration k0,
+// highest at the first stage's first level in the period's last. Only the first and last
+// periods of a segment that reaches z = 0 or nz do.
+template <int W, int TW>
+__device__ __forceinline__ bool w3_meets_ring_planes(const W3Block& b, int k0) {
+  constexpr int R = TB_RADIUS;
+  const int lowest = b.zs + k0 - (W - 1) - W * TW * R, highest = b.zs + k0 + W3_WIN - 1 - R;
+  return lowest < R || highest >= b.nz - R;
 }
 
 // One block's pass over tile (tx, ty) and output planes [z0, z1), with the ring's row and cell
@@ -365,7 +379,12 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   }
 
   for (int q = 0; q < TB_PF_MIN; ++q) w3_load_plane<W>(b, q);
-  for (int k0 = 0; k0 < iterations; k0 += W3_WIN) w3_period<W, TW, 0, RING>(b, s, k0);
+  for (int k0 = 0; k0 < iterations; k0 += W3_WIN) {
+    if (w3_meets_ring_planes<W, TW>(b, k0))
+      w3_period<W, TW, 0, RING, true>(b, s, k0);
+    else
+      w3_period<W, TW, 0, RING, false>(b, s, k0);
+  }
   __pipeline_wait_prior(0);
 }
 
