@@ -26,11 +26,13 @@ namespace tbtune {
 /// Whether a strip of rx cells serialises its ring accesses too deeply for the space: more
 /// than 32 bytes per bank and wavefront (double 8 ways and more: rx 8, 16, 24; float 16: rx 16).
 /// The quarter-access cost above ranks them too high where the ring does not bound the loop,
-/// but the serialised accesses hold up their warp all the same: on the H100 (version 9's
-/// exhaustive runs, docs/data) double rx 16 ran at 0.3-0.5 of rx 15, rx 24 at about 0.45 of
-/// rx 23, rx 8 at 0.75-0.8 of rx 7 and 9, float rx 16 at 0.8 of rx 15 and 17; float rx 8 and
-/// 24 (8 ways of 4 bytes) and double rx 4, 12, 20 (4 ways) ran near their neighbours. j2d49pt's
-/// default tune on its own domain timed rx 16 at 155 GCells/s where rx 17 runs 210.
+/// but the serialised accesses hold up their warp all the same. On the H100, the best of each
+/// rx in version 9's exhaustive runs (docs/data/wpipe2d-h100-v9-exhaustive.csv, -float.csv):
+/// double rx 16 at 0.27-0.66 of rx 15, rx 24 at 0.46-0.54 of rx 23, rx 8 at 0.76-0.90 of rx 7
+/// and 9; float rx 16 at 0.79-0.92 of rx 15 and 17. Float rx 8 and 24 (8 ways of 4 bytes) ran
+/// at or above their neighbours, double rx 4, 12 and 20 (4 ways) at 0.57-1.0 of theirs, mostly
+/// above 0.8, and stay (the cost above ranks them below their odd neighbours). j2d49pt's default
+/// tune on its own domain timed rx 16 alone of wpipe2d, at 155 GCells/s where rx 17 runs 210.
 [[nodiscard]] bool wpipe_strip_too_conflicted(const Problem& p, int rx);
 
 /// Shuffles per cell of a lane's strip of rx cells, per level: for each line of the stencil
