@@ -216,24 +216,21 @@ TEST(Codegen, ShareTimeIsAShareAndAPad) {
   EXPECT_DOUBLE_EQ(share_time(440, 4, 10, 0.5), (110.0 + 10.0) / 0.5);
 }
 
-// A tile that overhangs the domain costs a whole one: the models count the useful share of the
-// tiles along each axis. FastStencil's j2d5pt shape (rx 13, 8 warps x 4 steps: 352 valid
-// columns) fills 33 tiles with 11616 interior columns; one column more needs a 34th tile, 1/352
-// used, and the model's useful share drops by about 1/34.
+// A tile that overhangs the domain costs a whole one: wpipe2d's model counts the useful share of
+// its tiles across x. FastStencil's j2d5pt shape (rx 13, 8 warps x 4 steps: 352 valid columns)
+// fills 33 tiles with 11616 interior columns; one column more needs a 34th tile, 1/352 used, and
+// the model's useful share drops by about 1/34.
 TEST(Codegen, PartialLastTileCostsAWholeOne) {
   EXPECT_DOUBLE_EQ(whole_tiles_share(33 * 352, 352, 33), 1.0);
   EXPECT_DOUBLE_EQ(whole_tiles_share(33 * 352 + 1, 352, 34), (33.0 * 352 + 1) / (34.0 * 352));
-  const auto valid = [](const std::string& strategy, const std::string& domain, const Params& k) {
-    const std::string yaml = strategy == "wpipe2d"
-                                 ? "name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
-                                 : "name: s\ndims: 3\ndtype: double\nexpr: \"(u[-1,0,0]+u[1,0,0]+u[0,-1,0]+u[0,1,0]+"
-                                   "u[0,0,-1]+u[0,0,1])/6\"\n";
-    const Problem p = problem_from(yaml + "domain: " + domain + "\nsteps: 1000\n");
-    const Strategy* s = find_strategy(strategy);
-    return s->model_terms(p, s->complete(p, k), *builtin_profile("h100")).valid;
+  const auto valid = [](const std::string& domain) {
+    const Problem p = problem_from("name: s\ndims: 2\ndtype: double\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\n"
+                                   "domain: " + domain + "\nsteps: 1000\n");
+    const Strategy* s = find_strategy("wpipe2d");
+    const Params fs{{"rx", 13}, {"warps", 8}, {"tw", 4}, {"rows", 1}, {"bps", 1}, {"split", 1}};
+    return s->model_terms(p, s->complete(p, fs), *builtin_profile("h100")).valid;
   };
-  const Params fs2d{{"rx", 13}, {"warps", 8}, {"tw", 4}, {"rows", 1}, {"bps", 1}, {"split", 1}};
-  const double whole = valid("wpipe2d", "[11618, 11618]", fs2d), over = valid("wpipe2d", "[11619, 11618]", fs2d);
+  const double whole = valid("[11618, 11618]"), over = valid("[11619, 11618]");
   EXPECT_NEAR(over / whole, (33.0 * 352 + 1) / (34.0 * 352), 0.005) << whole << " " << over;
 }
 
