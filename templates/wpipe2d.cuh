@@ -118,13 +118,15 @@ struct WpLevels {
 };
 
 // The window of one level seen from an output row whose own row sits in slot `row`, at cell i.
-// Both are constants once the loops around are unrolled; cells beyond the strip by shuffle
-// (wp_cell).
+// Both are constants once the loops around are unrolled; cells beyond the strip by shuffle,
+// once per evaluation (`halo`, one for every cell and output row of a level's head or tail).
 struct WpWindow {
   const real (&win)[WP_WIN][TB_RX];
+  WpHalo<WP_WIN>& halo;
   int row, i;
   __device__ __forceinline__ real operator()(int dx, int dy, int) const {
-    return wp_cell(win[wp_mod(row + dy, WP_WIN)], i + dx);
+    const int slot = wp_mod(row + dy, WP_WIN);
+    return halo(win[slot], slot, i + dx);
   }
 };
 
@@ -139,12 +141,14 @@ __device__ __forceinline__ constexpr int wp_out_slot(int ph, int g) { return wp_
 template <int TW, int PH>
 __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 #pragma unroll
-  for (int j = 0; j < TW; ++j)
+  for (int j = 0; j < TW; ++j) {
+    WpHalo<WP_WIN> halo;
 #pragma unroll
     for (int g = 0; g < WP_G; ++g)
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g);
+        s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, TB_RADIUS - g);
+  }
 }
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
@@ -155,11 +159,12 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
   for (int g = 0; g < WP_G; ++g)
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i) s.win[j][wp_in_slot(PH, g)][i] = x[g][i];
+  WpHalo<WP_WIN> halo;
 #pragma unroll
   for (int g = 0; g < WP_G; ++g) {
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
-      x[g][i] = TbStencil::tail(WpWindow{s.win[j], wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
+      x[g][i] = TbStencil::tail(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
     wp_keep_ring<DEPTH, RING>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
   }
 }

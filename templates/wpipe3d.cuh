@@ -128,9 +128,11 @@ struct W3Levels {
 // lane's strip (constants once the loops around are unrolled).
 struct W3Window {
   const real (&win)[W3_WIN][W3_IN][TB_RX];
+  WpHalo<W3_WIN * W3_IN>& halo;  // shuffles once per evaluation (wpipe.cuh)
   int slot, c, i;
   __device__ __forceinline__ real operator()(int dx, int dy, int dz) const {
-    return wp_cell(win[wp_mod(slot + dz, W3_WIN)][c + TB_RADIUS + dy], i + dx);
+    const int p = wp_mod(slot + dz, W3_WIN), r = c + TB_RADIUS + dy;
+    return halo(win[p][r], p * W3_IN + r, i + dx);
   }
 };
 
@@ -142,12 +144,14 @@ __device__ __forceinline__ constexpr int w3_out_slot(int ph) { return wp_mod(ph 
 template <int TW, int PH>
 __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
 #pragma unroll
-  for (int j = 0; j < TW; ++j)
+  for (int j = 0; j < TW; ++j) {
+    WpHalo<W3_WIN * W3_IN> halo;
 #pragma unroll
     for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][c][i] = TbStencil::head(W3Window{s.win[j], w3_out_slot(PH), c, i}, TB_RADIUS);
+        s.acc[j][c][i] = TbStencil::head(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, TB_RADIUS);
+  }
 }
 
 // After the barrier: level j takes its new input plane x and completes output plane o into v.
@@ -158,11 +162,12 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
   for (int r = 0; r < W3_IN; ++r)
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i) s.win[j][PH][r][i] = x[r][i];
+  WpHalo<W3_WIN * W3_IN> halo;
 #pragma unroll
   for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
-      v[c][i] = TbStencil::tail(W3Window{s.win[j], w3_out_slot(PH), c, i}, TB_RADIUS, s.acc[j][c][i]);
+      v[c][i] = TbStencil::tail(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, TB_RADIUS, s.acc[j][c][i]);
   w3_keep_ring<RING, PLANES>(b, o, s.win[j][w3_out_slot(PH)], v);
 }
 
