@@ -44,18 +44,15 @@
 // and the one being stored (the host's smem_bytes counts alike).
 __device__ __forceinline__ constexpr int w3_ring_planes(int w) { return w + TB_PF_MIN + 1; }
 
-// The barrier of one stage's TB_WY warps: named barrier 1 + stage (0 is __syncthreads()). Each
-// id is an immediate, so ptxas reserves W + 1 barriers, not all 16 as for an id in a register.
-template <int W, int S = 0>
+// The barrier of one stage's TB_WY warps: named barrier 1 + stage (0 is __syncthreads()). The
+// id goes in a register, so ptxas reserves all 16 barriers of the block. An immediate id per
+// stage needs a branch on the stage at every exchange, and those branches cut the unrolled
+// period into blocks that ptxas allocated worse: FastStencil's j3d7pt shape spilled 192 bytes
+// with them and 52 without, its j3d13pt shape 484 and none, the j3d7pt default's shape took
+// 246 registers and now 208 (NVRTC, sm_90).
 __device__ __forceinline__ void w3_stage_sync(int stage) {
 #ifdef __CUDA_ARCH__
-  if constexpr (S < W) {
-    if (stage == S) {
-      asm volatile("bar.sync %0, %1;" ::"n"(S + 1), "n"(TB_WY * 32) : "memory");
-      return;
-    }
-    w3_stage_sync<W, S + 1>(stage);
-  }
+  asm volatile("bar.sync %0, %1;" ::"r"(stage + 1), "n"(TB_WY * 32) : "memory");
 #else
   tb_named_sync(stage + 1);  // the CPU emulator (scripts/emulate/shim.hpp)
 #endif
@@ -196,7 +193,7 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
         tb_shared_store(mine + (r * W3_COLS + i) * B, v[r][i]);
         tb_shared_store(mine + ((R + r) * W3_COLS + i) * B, v[CY - R + r][i]);
       }
-    w3_stage_sync<W>(b.stage);
+    w3_stage_sync(b.stage);
     const unsigned above = area + max(b.yw - 1, 0) * EDGE * B;
     const unsigned below = area + min(b.yw + 1, TB_WY - 1) * EDGE * B;
 #pragma unroll
@@ -294,7 +291,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
   // exchange barrier between, so one here.
-  if constexpr (TW == 1 && TB_WY > 1) w3_stage_sync<W>(b.stage);
+  if constexpr (TW == 1 && TB_WY > 1) w3_stage_sync(b.stage);
 #pragma unroll
   for (int c = 0; c < CY; ++c)
 #pragma unroll
