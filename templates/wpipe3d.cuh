@@ -174,7 +174,7 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
 // v's): garbage, which the overlap absorbs, but read unconditionally, so that no earlier halo
 // row stays live in registers through the level (kept, they made FastStencil's j3d7pt shape
 // spill).
-template <int W, int TW>
+template <int TW>
 __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real (&v)[TB_CY][TB_RX],
                                             real (&x)[W3_IN][TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, EDGE = 2 * R * W3_COLS;
@@ -287,7 +287,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
     w3_level<TW, PH, RING, PLANES>(b, s, j, x, v, o - j * R);
-    if (j + 1 < TW) w3_exchange<W, TW>(b, j, v, x);
+    if (j + 1 < TW) w3_exchange<TW>(b, j, v, x);
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
   // exchange barrier between, so one here.
