@@ -71,6 +71,16 @@ struct W3Block {
   int lane, warp, yw, stage;
   real* ring;  // the conveyor: w3_ring_planes(W) planes of W3_ROWS x W3_COLS cells
   real* xch;   // the stages' exchange areas
+  // The ring's traffic with global memory (w3_load_plane, w3_store_plane), worked out once per
+  // pass: recomputed per plane, its 64-bit addresses and tests were a third of the j3d7pt
+  // winner's instructions between two block barriers (ncu, H100).
+  const real* src;     // `in` at this thread's first ring row and cell in plane 0
+  real* dst;           // `out` alike
+  int plane, rowstep;  // cells per plane of the domain, between this thread's ring rows
+  unsigned yin, yout;  // per ring row n of this thread: bit n set if the row is in the domain, is output
+  unsigned ring_lane;  // shared address of this thread's first ring row and cell in ring plane 0
+  unsigned mine;       // shared address of this lane's strip in ring plane 0
+  int back;            // ring planes this warp's stage lags behind stage 0, modulo the ring
 };
 
 // Keeps the boundary ring at its initial value in output plane o of a level: a ring cell's
@@ -219,64 +229,79 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
 // address one add from its row's). Which of a lane's cells lie in the domain (xin) or among the
 // tile's output columns (xout) is the same in every row and plane: bit i for cell l + 32 i.
 template <int W>
-__device__ __forceinline__ int w3_rows_per_warp() {
+__device__ __forceinline__ constexpr int w3_rows_per_warp() {
   return (W3_ROWS + W * TB_WY - 1) / (W * TB_WY);
 }
 
-// The block's cp.async copies of input plane zs + q into the ring, one commit group.
+// Ring plane numbers: those of one period are the first one's plus a constant, wrapped once.
 template <int W>
-__device__ __forceinline__ void w3_load_plane(const W3Block& b, int q) {
+__device__ __forceinline__ int w3_wrap(int slot) {
+  return slot >= w3_ring_planes(W) ? slot - w3_ring_planes(W) : slot;
+}
+
+// Whether this thread's ring row n exists: only the last may lie beyond the plane's rows.
+template <int W>
+__device__ __forceinline__ bool w3_has_row(const W3Block& b, int n) {
+  return n + 1 < w3_rows_per_warp<W>() || b.warp + n * W * TB_WY < W3_ROWS;
+}
+
+// The block's cp.async copies of input plane z into ring plane `slot`, one commit group. Cells
+// outside the domain are zero-filled: a plane beyond it from plane nz - 1's addresses, cells
+// outside it in x or y (only in tiles that reach the ring: RING) from `in`'s. (The rows read
+// are a mask per plane: with the plane's test and the cell's as one condition, ptxas failed on
+// the step kernel, "register allocation failed with register count of 7", CUDA 13.0.)
+template <int W, bool RING>
+__device__ __forceinline__ void w3_load_plane(const W3Block& b, int slot, int z) {
   constexpr int WARPS = W * TB_WY;
-  const unsigned dst = tb_shared_addr(b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane);
-  const int z = b.zs + q;
-  const real* src = b.in + ((long)z * b.ny + b.gy0) * b.nx + b.gx0 + b.lane;
+  const unsigned dst = b.ring_lane + slot * (W3_PLANE * kTbCellBytes);
+  const unsigned rows = z < b.nz ? (RING ? b.yin : ~0u) : 0u;
+  const real* src = b.src + (long)min(z, b.nz - 1) * b.plane;
 #pragma unroll
-  for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
-    const int r = b.warp + n * WARPS;
-    if (r < W3_ROWS) {
-      const bool row_in = z < b.nz && (unsigned)(b.gy0 + r) < (unsigned)b.ny;
+  for (int n = 0; n < w3_rows_per_warp<W>(); ++n)
+    if (w3_has_row<W>(b, n)) {
+      const real* row = src + (long)n * b.rowstep;
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i) {
-        const bool ok = row_in && (b.xin >> i & 1);
-        tb_copy_async(dst + (r * W3_COLS + 32 * i) * kTbCellBytes, ok ? src + (long)r * b.nx + 32 * i : b.in, ok);
+        const bool column = !RING || (b.xin >> i & 1);
+        const bool inside = !RING || ((b.yin >> n & 1) && column);
+        tb_copy_async(dst + (n * WARPS * W3_COLS + 32 * i) * kTbCellBytes, inside ? row + 32 * i : b.in,
+                      (rows >> n & 1) && column);
       }
     }
-  }
   __pipeline_commit();
 }
 
-// The block copies ring plane q, output plane z, to `out`: the tile's valid rows and columns.
+// The block copies ring plane `slot`, output plane z, to `out`: the tile's valid rows and
+// columns.
 template <int W>
-__device__ __forceinline__ void w3_store_plane(const W3Block& b, int q, int z) {
+__device__ __forceinline__ void w3_store_plane(const W3Block& b, int slot, int z) {
   constexpr int WARPS = W * TB_WY;
   if (z < b.z0 || z >= b.z1) return;
-  const unsigned src = tb_shared_addr(b.ring + wp_mod(q, w3_ring_planes(W)) * W3_PLANE + b.lane);
-  real* dst = b.out + ((long)z * b.ny + b.gy0) * b.nx + b.gx0 + b.lane;
+  const unsigned src = b.ring_lane + slot * (W3_PLANE * kTbCellBytes);
+  real* dst = b.dst + (long)z * b.plane;
 #pragma unroll
-  for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
-    const int r = b.warp + n * WARPS;
-    if (r < W3_ROWS && b.gy0 + r >= b.ylo && b.gy0 + r < b.yhi) {
+  for (int n = 0; n < w3_rows_per_warp<W>(); ++n)
+    if (w3_has_row<W>(b, n) && (b.yout >> n & 1)) {
+      real* row = dst + (long)n * b.rowstep;
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        if (b.xout >> i & 1) dst[(long)r * b.nx + 32 * i] = tb_shared_load(src + (r * W3_COLS + 32 * i) * kTbCellBytes);
+        if (b.xout >> i & 1) row[32 * i] = tb_shared_load(src + (n * WARPS * W3_COLS + 32 * i) * kTbCellBytes);
     }
-  }
 }
 
-// One iteration k = k0 + PH.
+// One iteration k = k0 + PH; ring plane k0 is `slot0`.
 template <int W, int TW, int PH, bool RING, bool PLANES>
-__device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, int k0) {
-  constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, DEPTH = W * TW;
+__device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, int k0, int slot0) {
+  constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, DEPTH = W * TW, N = w3_ring_planes(W);
   const int k = k0 + PH;
   w3_heads<TW, PH>(s);
   // Plane k (stage 0's input) has landed; every stage has written the plane it had.
   __pipeline_wait_prior(TB_PF_MIN - 1);
   __syncthreads();
-  w3_load_plane<W>(b, k + TB_PF_MIN);
-  w3_store_plane<W>(b, k - W, b.zs + (k - W) - DEPTH * R);
-  // This stage's plane: in through its levels and back into the ring.
-  const unsigned plane =
-      tb_shared_addr(b.ring + wp_mod(k - b.stage, w3_ring_planes(W)) * W3_PLANE + b.yw * CY * W3_COLS + b.lane * RX);
+  w3_load_plane<W, RING>(b, w3_wrap<W>(slot0 + wp_mod(PH + TB_PF_MIN, N)), b.zs + k + TB_PF_MIN);
+  w3_store_plane<W>(b, w3_wrap<W>(slot0 + wp_mod(PH - W, N)), b.zs + (k - W) - DEPTH * R);
+  // This stage's plane (k - stage): in through its levels and back into the ring.
+  const unsigned plane = b.mine + w3_wrap<W>(w3_wrap<W>(slot0 + b.back) + PH % N) * (W3_PLANE * kTbCellBytes);
   real x[W3_IN][RX], v[CY][RX];
 #pragma unroll
   for (int r = 0; r < W3_IN; ++r)
@@ -299,10 +324,10 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
 }
 
 template <int W, int TW, int PH, bool RING, bool PLANES>
-__device__ __forceinline__ void w3_period(const W3Block& b, W3Levels<TW>& s, int k0) {
+__device__ __forceinline__ void w3_period(const W3Block& b, W3Levels<TW>& s, int k0, int slot0) {
   if constexpr (PH < W3_WIN) {
-    w3_iteration<W, TW, PH, RING, PLANES>(b, s, k0);
-    w3_period<W, TW, PH + 1, RING, PLANES>(b, s, k0);
+    w3_iteration<W, TW, PH, RING, PLANES>(b, s, k0, slot0);
+    w3_period<W, TW, PH + 1, RING, PLANES>(b, s, k0, slot0);
   }
 }
 
@@ -358,6 +383,21 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   }
   b.ring = reinterpret_cast<real*>(tb_smem);
   b.xch = b.ring + w3_ring_planes(W) * W3_PLANE;
+  b.plane = nx * ny;
+  b.rowstep = W * TB_WY * nx;
+  const long first = (long)(b.gy0 + b.warp) * nx + b.gx0 + b.lane;  // may lie outside the domain
+  b.src = in + first;
+  b.dst = out + first;
+  b.yin = b.yout = 0;
+#pragma unroll
+  for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
+    const int gy = b.gy0 + b.warp + n * W * TB_WY;
+    b.yin |= unsigned(gy >= 0 && gy < ny) << n;
+    b.yout |= unsigned(gy >= b.ylo && gy < b.yhi) << n;
+  }
+  b.ring_lane = tb_shared_addr(b.ring + b.warp * W3_COLS + b.lane);
+  b.mine = tb_shared_addr(b.ring + b.yw * CY * W3_COLS + b.lane * RX);
+  b.back = wp_mod(-b.stage, w3_ring_planes(W));
   // Iteration k stores plane zs + k - W - DEPTH*R: run until plane z1 - 1 is stored, in whole
   // periods.
   const int needed = W + z1 - b.zs + DEPTH * R;
@@ -380,12 +420,13 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
       for (int i = 0; i < RX; ++i) s.acc[j][c][i] = real(0);
   }
 
-  for (int q = 0; q < TB_PF_MIN; ++q) w3_load_plane<W>(b, q);
+  for (int q = 0; q < TB_PF_MIN; ++q) w3_load_plane<W, RING>(b, q, b.zs + q);
   for (int k0 = 0; k0 < iterations; k0 += W3_WIN) {
+    const int slot0 = k0 % w3_ring_planes(W);
     if (w3_meets_ring_planes<W, TW>(b, k0))
-      w3_period<W, TW, 0, RING, true>(b, s, k0);
+      w3_period<W, TW, 0, RING, true>(b, s, k0, slot0);
     else
-      w3_period<W, TW, 0, RING, false>(b, s, k0);
+      w3_period<W, TW, 0, RING, false>(b, s, k0, slot0);
   }
   __pipeline_wait_prior(0);
 }
