@@ -58,11 +58,11 @@ SearchOptions search_options(const TuneArgs& a) {
   return s;
 }
 
-/// "model search (top 8, within 3%, each strategy's best, at most 48)" or "exhaustive search".
+/// "model search (top 8, within 3%, each strategy's best 4, at most 48)" or "exhaustive search".
 std::string search_text(const SearchOptions& s) {
   if (s.mode == SearchMode::Exhaustive) return "exhaustive search";
-  return fmt::format("model search (top {}, within {:g}%, each strategy's best, at most {})", s.top,
-                     100 * s.within, s.max_candidates);
+  return fmt::format("model search (top {}, within {:g}%, each strategy's best {}, at most {})", s.top,
+                     100 * s.within, SearchDefaults::per_strategy, s.max_candidates);
 }
 
 /// "12 of the 312 feasible candidates (3.8%)".

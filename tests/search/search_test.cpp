@@ -48,9 +48,9 @@ TEST(Search, DefaultsLiveInOnePlace) {
 
 TEST(Search, ModelTakesTopKOnlyWithoutMargin) {
   SearchOptions o;
-  o.top = 2;
+  o.top = 5;  // more than the strategy's per_strategy, which would top a smaller K up
   o.within = 0;
-  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1}));
+  EXPECT_EQ(ids(select_candidates(space(), o)), (std::vector<int>{0, 1, 2, 3, 4}));
 }
 
 TEST(Search, ModelAddsEverythingWithinTheMarginButNeverNaiveOrNonFitting) {
@@ -72,29 +72,32 @@ TEST(Search, ModelIsCappedByMaxCandidates) {
   EXPECT_TRUE(select_candidates(space(), o).empty());
 }
 
-// The model's error differs between strategies, so a model search also times the best of each
-// strategy it would otherwise leave out, if predicted at least half the best; the stand-ins are
-// the candidates not selected of the strategies selected, in rank order, a number of places for
-// each selected one.
-TEST(Search, ModelAddsEachOtherStrategysBestAboveTheFloor) {
+// The model's error differs between strategies, so a model search also times the best few
+// (per_strategy) of each strategy, if predicted at least half the best; the stand-ins are the
+// candidates not selected of the strategies selected, in rank order, a number of places for each
+// selected one.
+TEST(Search, ModelTopsUpEachStrategyAboveTheFloor) {
+  ASSERT_EQ(SearchDefaults::per_strategy, 4);
   const std::vector<RankedCandidate> ranked = {
-      make("cmq2d", 0, 100), make("cmq2d", 1, 99),   make("cmq2d", 2, 98), make("stream", 3, 60),
-      make("stream", 4, 59), make("wpipe2d", 5, 40), make("cmq2d", 6, 30)};
+      make("cmq2d", 0, 100),  make("cmq2d", 1, 99),   make("cmq2d", 2, 98),   make("cmq2d", 3, 97),
+      make("cmq2d", 4, 96),   make("stream", 5, 60),  make("stream", 6, 59),  make("wpipe2d", 7, 40),
+      make("cmq2d", 8, 30)};
   SearchOptions o;
   o.top = 2;
   o.within = 0;
   const auto chosen = select_candidates(ranked, o);
-  EXPECT_EQ(ids(chosen), (std::vector<int>{0, 1, 3}));  // wpipe2d's 40 is below 50
-  // Two cmq2d places (2 and 6, skipping stream's), one stream place (4); no wpipe2d, as none
-  // was selected.
-  EXPECT_EQ(ids(stand_ins(ranked, chosen, 1)), (std::vector<int>{2, 4, 6}));
-  EXPECT_EQ(ids(stand_ins(ranked, {ranked[3]}, 1)), (std::vector<int>{4}));
-  EXPECT_EQ(ids(stand_ins(ranked, {ranked[3]}, 3)), (std::vector<int>{4}));  // stream has no more
-  o.top = 4;  // the selection holds a stream candidate already: nothing is added
-  EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1, 2, 3}));
+  // cmq2d topped up to 4 (not 4 as well: it has four), stream's two; wpipe2d's 40 is below 50.
+  EXPECT_EQ(ids(chosen), (std::vector<int>{0, 1, 2, 3, 5, 6}));
+  // Four cmq2d places (4 and 8, skipping the others'), then none left; two stream places, none
+  // left; no wpipe2d, as none was selected.
+  EXPECT_EQ(ids(stand_ins(ranked, chosen, 1)), (std::vector<int>{4, 8}));
+  EXPECT_EQ(ids(stand_ins(ranked, {ranked[5]}, 1)), (std::vector<int>{6}));
+  EXPECT_EQ(ids(stand_ins(ranked, {ranked[5]}, 3)), (std::vector<int>{6}));  // stream has no more
+  o.top = 6;  // the selection holds four cmq2d and one stream already: stream gets its other
+  EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
   o.top = 2;
-  o.max_candidates = 2;  // the cap holds
-  EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1}));
+  o.max_candidates = 3;  // the cap holds
+  EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1, 2}));
 }
 
 TEST(Search, ExhaustiveTakesEveryFittingCandidate) {

@@ -204,12 +204,15 @@ class Wpipe3d final : public Strategy {
     const double ring = (1.0 + double(s.cy + 2 * r) / s.cy) * wpipe_conflict_cost(p, s.rx);
     const double exchange = s.wy > 1 ? 4.0 * r / s.cy : 0.0;
     m.a_sm = ring / s.tw + exchange * (s.tw - 1) / s.tw + 2.0 / t + wpipe_shuffles_per_cell(p, s.rx) * words;
-    // The FP pipe: a multiply-add per point, and the pass's own cost (wpipe2d's fit) spread
-    // over its t steps. That cost is instructions, which in float take twice the flops they do
-    // in double, the FP32 pipe's rate being twice FP64's: without the factor float j3d7pt ran at
-    // 0.57 of its prediction, with it 0.98 (H100, 15 trials; 143 trials of the five 3D configs:
-    // mean |log(measured / predicted)| 0.21 before, 0.16 after; docs/bench-3d.md, "wpipe3d").
-    const double overhead = wpipe_pass_flops(p) / t * (p.dtype == DType::Float ? 2 : 1);
+    // The FP pipe: a multiply-add per point, and the pass's own cost spread over its t steps.
+    // That cost is instructions, which in float take twice the flops they do in double, the
+    // FP32 pipe's rate being twice FP64's: without the factor float j3d7pt ran at 0.57 of its
+    // prediction, with it 0.98 (H100, 15 trials; docs/bench-3d.md, "wpipe3d"). wpipe2d's fit
+    // (64 + 1.9 x points multiply-adds per cell) over-counted it once the global traffic was
+    // worked out once per pass and each halo cell shuffled once: the measured ran at
+    // exp(+0.08 .. +0.41) times the predicted, by the number of points; without the points'
+    // share at exp(-0.04 .. +0.27) (H100, 16 shapes of each 3D config, docs/bench-3d.md).
+    const double overhead = 2.0 * 64.0 / t * (p.dtype == DType::Float ? 2 : 1);
     m.a_cmp = 2.0 * double(p.stencil.points.size()) + overhead;
     // A partial last tile costs a whole one, as in wpipe2d, but counting it here (in x and y)
     // made j3d7pt's default tune on FastStencil's domain time one wpipe3d shape instead of
