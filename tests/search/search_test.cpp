@@ -13,10 +13,11 @@
 namespace tbtune {
 namespace {
 
+// Two steps deep for the strategies that block in time (cmq2d's t, wpipe2d's warps x tw).
 RankedCandidate make(const char* strategy, int id, double pp, bool fits = true) {
   RankedCandidate c;
   c.strategy = find_strategy(strategy);
-  c.params = {{"id", id}};
+  c.params = {{"id", id}, {"t", 2}, {"warps", 2}, {"tw", 1}};
   c.prediction.PP_gcells = pp;
   c.prediction.fits = fits;
   return c;
@@ -73,28 +74,28 @@ TEST(Search, ModelIsCappedByMaxCandidates) {
 }
 
 // The model's error differs between strategies, so a model search also times the best few
-// (per_strategy) of each strategy, if predicted at least half the best; the stand-ins are the
-// candidates not selected of the strategies selected, in rank order, a number of places for each
-// selected one.
+// (per_strategy) of each strategy that blocks in time and the best of a one-step one (stream),
+// if predicted at least half the best; the stand-ins are the candidates not selected of the
+// strategies selected, in rank order, a number of places for each selected one.
 TEST(Search, ModelTopsUpEachStrategyAboveTheFloor) {
   ASSERT_EQ(SearchDefaults::per_strategy, 4);
   const std::vector<RankedCandidate> ranked = {
-      make("cmq2d", 0, 100),  make("cmq2d", 1, 99),   make("cmq2d", 2, 98),   make("cmq2d", 3, 97),
-      make("cmq2d", 4, 96),   make("stream", 5, 60),  make("stream", 6, 59),  make("wpipe2d", 7, 40),
-      make("cmq2d", 8, 30)};
+      make("cmq2d", 0, 100),   make("cmq2d", 1, 99),   make("cmq2d", 2, 98),    make("cmq2d", 3, 97),
+      make("cmq2d", 4, 96),    make("stream", 5, 60),  make("wpipe2d", 6, 59),  make("stream", 7, 58),
+      make("wpipe2d", 8, 57),  make("wpipe2d", 9, 40), make("cmq2d", 10, 30)};
   SearchOptions o;
   o.top = 2;
   o.within = 0;
   const auto chosen = select_candidates(ranked, o);
-  // cmq2d topped up to 4 (not 4 as well: it has four), stream's two; wpipe2d's 40 is below 50.
-  EXPECT_EQ(ids(chosen), (std::vector<int>{0, 1, 2, 3, 5, 6}));
-  // Four cmq2d places (4 and 8, skipping the others'), then none left; two stream places, none
-  // left; no wpipe2d, as none was selected.
-  EXPECT_EQ(ids(stand_ins(ranked, chosen, 1)), (std::vector<int>{4, 8}));
-  EXPECT_EQ(ids(stand_ins(ranked, {ranked[5]}, 1)), (std::vector<int>{6}));
-  EXPECT_EQ(ids(stand_ins(ranked, {ranked[5]}, 3)), (std::vector<int>{6}));  // stream has no more
-  o.top = 6;  // the selection holds four cmq2d and one stream already: stream gets its other
-  EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+  // cmq2d topped up to 4, stream's best alone, wpipe2d's two above 50 (its 40 is below).
+  EXPECT_EQ(ids(chosen), (std::vector<int>{0, 1, 2, 3, 5, 6, 8}));
+  // Four cmq2d places (4 and 10, skipping the others'), one stream place (7), two wpipe2d
+  // places (9, then none left).
+  EXPECT_EQ(ids(stand_ins(ranked, chosen, 1)), (std::vector<int>{4, 7, 9, 10}));
+  EXPECT_EQ(ids(stand_ins(ranked, {ranked[5]}, 1)), (std::vector<int>{7}));
+  EXPECT_EQ(ids(stand_ins(ranked, {ranked[5]}, 3)), (std::vector<int>{7}));  // stream has no more
+  o.top = 6;  // four cmq2d and stream's best already: wpipe2d's two are added
+  EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 8}));
   o.top = 2;
   o.max_candidates = 3;  // the cap holds
   EXPECT_EQ(ids(select_candidates(ranked, o)), (std::vector<int>{0, 1, 2}));

@@ -117,15 +117,17 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
   // over-predicted cmq2d 1.3x on j2d49pt, and smtile3d 1.2-1.6x on the 3D configs where it
   // under-predicted wpipe3d 1.1-1.5x; docs/tuning.md), so a ranking across strategies can leave
   // out the one whose best would win; and within a strategy its first pick ran at 83-99% of the
-  // best of its 16 first (wpipe3d on the 3D configs, H100; docs/bench-3d.md). `feasible` is in
-  // rank order and `out` is a prefix of it.
+  // best of its 16 first (wpipe3d on the 3D configs, H100; docs/bench-3d.md). A one-step
+  // strategy (stream) gets its best alone: its candidates are memory-bound and predicted alike
+  // (j2d49pt: every one 172.9), and topping it up made j2d49pt's tune 59.4 s where it was 40.1.
+  // `feasible` is in rank order and `out` is a prefix of it.
   const double floor = SearchDefaults::strategy_floor * feasible.front().prediction.PP_gcells;
   std::map<const Strategy*, int> held;
   for (const auto& c : out) ++held[c.strategy];
   for (std::size_t i = out.size(); i < feasible.size(); ++i) {
     const auto& c = feasible[i];
     if (int(out.size()) >= options.max_candidates || c.prediction.PP_gcells < floor) break;
-    if (held[c.strategy] < SearchDefaults::per_strategy) {
+    if (held[c.strategy] < (c.strategy->depth(c.params) > 1 ? SearchDefaults::per_strategy : 1)) {
       ++held[c.strategy];
       out.push_back(c);
     }
