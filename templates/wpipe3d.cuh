@@ -72,8 +72,8 @@ struct W3Block {
   real* ring;  // the conveyor: w3_ring_planes(W) planes of W3_ROWS x W3_COLS cells
   real* xch;   // the stages' exchange areas
   // The ring's traffic with global memory (w3_load_plane, w3_store_plane), worked out once per
-  // pass: recomputed per plane, its 64-bit addresses and tests were a third of the j3d7pt
-  // winner's instructions between two block barriers (ncu, H100).
+  // pass: recomputed for every plane, its 64-bit addresses and tests took about a quarter of
+  // the j3d7pt winner's stall samples (ncu, H100, docs/bench-3d.md).
   const real* src;     // `in` at this thread's first ring row and cell in plane 0
   real* dst;           // `out` alike
   int plane, rowstep;  // cells per plane of the domain, between this thread's ring rows
@@ -388,6 +388,7 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   const long first = (long)(b.gy0 + b.warp) * nx + b.gx0 + b.lane;  // may lie outside the domain
   b.src = in + first;
   b.dst = out + first;
+  static_assert(w3_rows_per_warp<W>() <= 32, "a thread's ring rows are bits of one word");
   b.yin = b.yout = 0;
 #pragma unroll
   for (int n = 0; n < w3_rows_per_warp<W>(); ++n) {
