@@ -20,9 +20,10 @@ struct SearchDefaults {
   static constexpr int top = 8;               ///< K: always time the model's best K
   static constexpr double within = 0.03;      ///< and whatever is predicted within 3% of the best
   static constexpr int max_candidates = 48;   ///< but never more than this many (model search)
-  /// And each strategy's best `per_strategy`, where the selection holds fewer of its candidates,
-  /// for the strategies whose best is predicted at least `strategy_floor` x the best: the
-  /// model's error differs between strategies, and within one its ranking is looser than 3%.
+  /// And each strategy's best `per_strategy` (its best alone, for candidates of one step), where
+  /// the selection holds fewer of its candidates, for the strategies whose best is predicted at
+  /// least `strategy_floor` x the best: the model's error differs between strategies, and
+  /// within one its ranking is looser than 3%.
   static constexpr int per_strategy = 4;
   static constexpr double strategy_floor = 0.5;
 };

@@ -56,9 +56,9 @@ struct RankedCandidate {
 /// (the engine always runs it first) and candidates that do not fit on chip (is_feasible). Model
 /// search: the first `top`, then every further one with PP >= (1 - within) x the best PP, then
 /// further ones in rank order, predicted at least SearchDefaults::strategy_floor x the best PP,
-/// of each strategy that has fewer than SearchDefaults::per_strategy among them, until it has
-/// that many; at most `max_candidates` in all. Exhaustive
-/// search: every candidate that fits.
+/// of each strategy that has fewer than SearchDefaults::per_strategy among them (a candidate of
+/// one step: fewer than one), until it has that many; at most `max_candidates` in all.
+/// Exhaustive search: every candidate that fits.
 [[nodiscard]] std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                              const SearchOptions& options);
 
