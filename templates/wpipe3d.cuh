@@ -61,7 +61,6 @@ __device__ __forceinline__ void w3_stage_sync(int stage) {
 // What every thread of a block needs.
 struct W3Block {
   const real* in;
-  real* out;
   int nx, ny, nz;
   int gx0, gy0;           // the tile's first column and row
   int xlo, xhi, ylo, yhi;  // the columns and rows it writes
@@ -355,7 +354,6 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
 
   W3Block b;
   b.in = in;
-  b.out = out;
   b.nx = nx;
   b.ny = ny;
   b.nz = nz;
