@@ -28,11 +28,11 @@
 // Overlap: each level's outer cells read garbage one radius further in (beyond the warp's
 // lanes in x, beyond the tile's rows in y), so the valid output is the middle W3_COLS - 2*DEPTH*R
 // columns and W3_ROWS - 2*DEPTH*R rows. A z segment [z0, z1) streams DEPTH*R planes before and
-// after. Cells of the boundary ring keep their initial value at every level (each level copies
-// them from its input): a plane test per output plane in every tile, and row and cell tests in
-// the tiles that reach the ring. Those tiles run as a kernel of their own (tb_edge, beside
-// tb_full, which takes the others without the tests: they cost registers, not time). The input
-// ring's copies outside the domain are zero-filled.
+// after. Cells of the boundary ring keep their initial value at every level (w3_keep_ring): a
+// plane test per output plane in every tile, and row and cell tests in the tiles that reach the
+// ring. Those tiles run as a kernel of their own (tb_edge, beside tb_full, which takes the
+// others without the tests: they cost registers). The input ring's copies outside the domain
+// are zero-filled.
 
 #define W3_COLS (32 * TB_RX)
 #define W3_ROWS (TB_WY * TB_CY + 2 * TB_RADIUS)  // rows of a plane in the ring
@@ -65,8 +65,8 @@ struct W3Block {
   int gx0, gy0;           // the tile's first column and row
   int xlo, xhi, ylo, yhi;  // the columns and rows it writes
   int zs, z0, z1;          // first streamed plane, output planes [z0, z1)
-  bool xedge, yedge;       // whether the tile reaches the boundary ring in x, in y
   int xin, xout;           // per lane: which of its cells lane + 32 i are in the domain, are output
+  unsigned yring, xring;   // bit c: the warp's row c is a ring row; bit i: the lane's cell i is in a ring column
   int lane, warp, yw, stage;
   real* ring;  // the conveyor: w3_ring_planes(W) planes of W3_ROWS x W3_COLS cells
   real* xch;   // the stages' exchange areas
@@ -83,43 +83,43 @@ struct W3Block {
 };
 
 // Keeps the boundary ring at its initial value in output plane o of a level: a ring cell's
-// output is its input, which the level holds in its window (`held`, plane o). Planes, rows and
-// columns outside the domain are treated alike or left as computed: an interior cell never
-// reads them. The plane test, in the periods that may output a ring plane (PLANES,
-// w3_meets_ring_planes), is a select per cell: ptxas turns the uniform branch into selects,
-// which were 11% of the instructions of the j3d7pt loop when every period had them (ncu, H100).
-// The row and cell tests, only in tiles that reach the ring in y or x (RING: the edge kernel),
-// cost registers, which is why the tiles away from the ring run a kernel without them.
+// output is its input. Cells outside the domain are left as computed: an interior cell never
+// reads them. A ring plane, in the periods that may output one (PLANES, w3_meets_ring_planes:
+// a segment's first and last), is read again from `in`: selected from the level's window
+// instead, the held plane cost registers in every period: FastStencil's j3d27pt shape spilled
+// 472 bytes instead of 136 and ran 5.9% slower (H100, docs/bench-3d.md). The ring's rows and
+// columns, only in tiles that reach them (RING: the edge kernel), are a select per cell from the
+// window (`held`, plane o) under the pass's bit masks yring and xring: each row's and cell's
+// test worked out at every level took FastStencil's j3d7pt shape 196 bytes of spill stores
+// where the masks take 116, and 0.79 of the masks' speed (same page). Reading those cells from
+// `in` or from a shared-memory table of the ring's cells took more registers than the selects.
 template <bool RING, bool PLANES>
 __device__ __forceinline__ void w3_keep_ring(const W3Block& b, int o, const real (&held)[W3_IN][TB_RX],
                                              real (&v)[TB_CY][TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY;
   if (PLANES && (o < R || o >= b.nz - R)) {
+    if (o < 0 || o >= b.nz) return;
+    const int gy = b.gy0 + b.yw * CY + R, gx = b.gx0 + b.lane * RX;
+    const long at = (long)o * b.plane + (long)gy * b.nx + gx;
 #pragma unroll
     for (int c = 0; c < CY; ++c)
 #pragma unroll
-      for (int i = 0; i < RX; ++i) v[c][i] = held[c + R][i];
+      for (int i = 0; i < RX; ++i)
+        if (!RING || (gy + c >= 0 && gy + c < b.ny && gx + i >= 0 && gx + i < b.nx))
+          v[c][i] = __ldg(b.in + at + (long)c * b.nx + i);
     return;
   }
   if constexpr (!RING) return;
-  if (b.yedge) {
 #pragma unroll
-    for (int c = 0; c < CY; ++c) {
-      const int gy = b.gy0 + b.yw * CY + R + c;
-      if (gy < R || gy >= b.ny - R)
+  for (int c = 0; c < CY; ++c)
+    if (b.yring >> c & 1)
 #pragma unroll
-        for (int i = 0; i < RX; ++i) v[c][i] = held[c + R][i];
-    }
-  }
-  if (b.xedge) {
+      for (int i = 0; i < RX; ++i) v[c][i] = held[c + R][i];
 #pragma unroll
-    for (int i = 0; i < RX; ++i) {
-      const int gx = b.gx0 + b.lane * RX + i;
-      if (gx < R || gx >= b.nx - R)
+  for (int i = 0; i < RX; ++i)
+    if (b.xring >> i & 1)
 #pragma unroll
-        for (int c = 0; c < CY; ++c) v[c][i] = held[c + R][i];
-    }
-  }
+      for (int c = 0; c < CY; ++c) v[c][i] = held[c + R][i];
 }
 
 // The registers of one warp's TW levels: each level's window of input planes and the partial
@@ -363,8 +363,6 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   b.ylo = R + ty * VY;
   b.yhi = min(b.ylo + VY, ny - R);
   b.gy0 = b.ylo - DEPTH * R;
-  b.xedge = b.gx0 < R || b.gx0 + W3_COLS > nx - R;
-  b.yedge = b.gy0 < R || b.gy0 + W3_ROWS > ny - R;
   b.z0 = z0;
   b.z1 = z1;
   b.zs = max(0, z0 - DEPTH * R);
@@ -373,6 +371,18 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   b.stage = b.warp / TB_WY;
   b.yw = b.warp % TB_WY;
   b.xin = b.xout = 0;
+  static_assert(CY <= 32 && RX <= 32, "a warp's rows and a lane's cells are bits of one word");
+  b.yring = b.xring = 0;
+#pragma unroll
+  for (int c = 0; c < CY; ++c) {
+    const int gy = b.gy0 + b.yw * CY + R + c;
+    b.yring |= unsigned(RING && (gy < R || gy >= ny - R)) << c;
+  }
+#pragma unroll
+  for (int i = 0; i < RX; ++i) {
+    const int gx = b.gx0 + b.lane * RX + i;
+    b.xring |= unsigned(RING && (gx < R || gx >= nx - R)) << i;
+  }
 #pragma unroll
   for (int i = 0; i < RX; ++i) {
     const int gx = b.gx0 + b.lane + 32 * i;
