@@ -86,8 +86,9 @@ struct W3Block {
 // output is its input. Cells outside the domain are left as computed: an interior cell never
 // reads them. A ring plane, in the periods that may output one (PLANES, w3_meets_ring_planes:
 // a segment's first and last), is read again from `in`: selected from the level's window
-// instead, the held plane cost registers in every period: FastStencil's j3d27pt shape spilled
-// 472 bytes instead of 136 and ran 5.9% slower (H100, docs/bench-3d.md). The ring's rows and
+// instead, the held plane cost registers in every period: FastStencil's j3d27pt shape stored
+// 272 bytes of spills in tb_edge and 152 in tb_full instead of 84 and 32, and ran 5.9% slower
+// (H100, docs/bench-3d.md). The ring's rows and
 // columns, only in tiles that reach them (RING: the edge kernel), are a select per cell from the
 // window (`held`, plane o) under the pass's bit masks yring and xring: each row's and cell's
 // test worked out at every level took FastStencil's j3d7pt shape 196 bytes of spill stores
