@@ -88,11 +88,11 @@ struct W3Block {
 // a segment's first and last), is read again from `in`: selected from the level's window
 // instead, the held plane cost registers in every period: FastStencil's j3d27pt shape stored
 // 272 bytes of spills in tb_edge and 152 in tb_full instead of 84 and 32, and ran 5.9% slower
-// (H100, docs/bench-3d.md). The ring's rows and
-// columns, only in tiles that reach them (RING: the edge kernel), are a select per cell from the
-// window (`held`, plane o) under the pass's bit masks yring and xring: each row's and cell's
-// test worked out at every level took FastStencil's j3d7pt shape 196 bytes of spill stores
-// where the masks take 116, and 0.79 of the masks' speed (same page). Reading those cells from
+// (H100, docs/bench-3d.md). The ring's rows and columns, only in tiles that reach them (RING:
+// the edge kernel), are a select per cell from the window (`held`, plane o) under the pass's bit
+// masks yring and xring: each row's and cell's test worked out at every level took
+// FastStencil's j3d7pt shape 196 bytes of spill stores where the masks take 116, and 0.79 of
+// the masks' speed (same page). Reading those cells from
 // `in` or from a shared-memory table of the ring's cells took more registers than the selects.
 template <bool RING, bool PLANES>
 __device__ __forceinline__ void w3_keep_ring(const W3Block& b, int o, const real (&held)[W3_IN][TB_RX],
