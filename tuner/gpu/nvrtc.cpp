@@ -189,9 +189,13 @@ CompiledModule compile_cuda(const std::string& source, const std::string& arch,
   // would read as unknown and post-compile pruning would pass a spilling kernel. Our own cache
   // (cache_dir) keeps the log with each CUBIN instead. Seen on the H100: a tune that recompiled
   // candidates another cache folder already held stored 0 registers for them.
+  // --split-compile=0: NVRTC optimises and assembles the module's kernels (a full pass, its
+  // edge kernel, the step and rest kernels) on as many threads as the machine has. A large
+  // wpipe3d module took 29.7 s on one thread and 16.0 s on this build machine's two, with the
+  // same registers and spills (docs/tuning.md); the engine's other compiles share the cores.
   std::vector<std::string> options = {"--gpu-architecture=" + arch, "--std=c++17",
                                       "--ptxas-options=-v", "--no-cache",
-                                      "-default-device"};
+                                      "--split-compile=0", "-default-device"};
   for (const std::string& inc : include_options()) options.push_back(inc);
 
   std::string key_text = source + "\n" + nvrtc_version();
