@@ -278,6 +278,7 @@ TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
   for (int i = 2; i <= 4; ++i) EXPECT_EQ(r.trials[std::size_t(i)].status, TrialStatus::Ok) << i;
   expect_tally(r.tally, {3, 0, 1, 0, 0});
   for (const auto& call : m.calls) EXPECT_NE(call.first, 5);
+  EXPECT_EQ(compiles_, 5);  // naive, 1-3 and the stand-in 4; 5, not needed, is never compiled
 
   // Resumed: the stored trials count toward the three, so nothing new runs.
   FakeMeasurer again;
@@ -357,6 +358,7 @@ TEST_F(EngineTest, StandInsAreNotCompiledWhenNothingIsLeftToRun) {
   EngineOptions o = options();
   o.max_timed = 3;
   (void)run(m, o);
+  EXPECT_EQ(compiles_, 4);  // naive and 1-3: nothing was passed over, so no stand-in compiled
   compiles_ = 0;
   FakeMeasurer again;
   const EngineResult r = run(again, o);

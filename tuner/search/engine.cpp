@@ -104,12 +104,12 @@ class EngineRun {
         reference_path_(dir_.file("reference.bin")), compiled_(candidates.size()),
         pool_(options.compile_threads) {
     if (o_.max_timed > 0)
-      for (int i = o_.max_timed + 1; i < n_; ++i) ++places_[candidate(i).strategy].stand_ins;
+      for (int i = o_.max_timed + 1; i < n_; ++i) places_[candidate(i).strategy].stand_ins.push_back(i);
   }
 
   EngineResult run() {
     const bool anything_to_run = find_stored_trials();
-    if (anything_to_run) queue_all_compiles();
+    if (anything_to_run) queue_first_compiles();
     try {
       for (int i = 0; i < n_ && !search_settled(); ++i) {
         if (!needed(i)) continue;
@@ -159,11 +159,15 @@ class EngineRun {
     return any_to_run;
   }
 
-  /// Whenever anything runs, all compiles are queued up front, in rank order, so they overlap the
-  /// GPU timing; the naive one too, as its output is the reference. A stand-in needed although
-  /// nothing else ran (its place held by a stored `resources` trial) is queued when reached.
-  void queue_all_compiles() {
-    for (int i = 0; i < n_; ++i)
+  /// Whenever anything runs, the compiles of the candidates every search looks at are queued up
+  /// front, in rank order, so they overlap the GPU timing; the naive one too, as its output is
+  /// the reference. A stand-in's compile is queued once a candidate of its strategy is passed
+  /// over (settle), or when reached. Queued up front as well, the stand-ins that no search
+  /// needed took cores from those that were, and the tune waited at its end for those running
+  /// (float j3d27pt on the H100: docs/tuning.md).
+  void queue_first_compiles() {
+    const int last = o_.max_timed > 0 ? std::min(n_ - 1, o_.max_timed) : n_ - 1;
+    for (int i = 0; i <= last; ++i)
       if (i == 0 || !stored_[std::size_t(i)]) queue_compile(i);
   }
 
@@ -204,7 +208,7 @@ class EngineRun {
   [[nodiscard]] int expected() const {
     if (o_.max_timed <= 0) return n_;
     int more = 0;  // the stand-ins that will be looked at: one per place passed over, while any
-    for (const auto& [strategy, p] : places_) more += std::min(p.passed_over, p.stand_ins);
+    for (const auto& [strategy, p] : places_) more += std::min(p.passed_over, int(p.stand_ins.size()));
     return std::min(n_, 1 + o_.max_timed + more);
   }
 
@@ -319,7 +323,12 @@ class EngineRun {
       const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
                           t.status == TrialStatus::CompileError;
       if (passed) {
-        ++places_[candidate(i).strategy].passed_over;
+        // The stand-in that takes this place (needed) starts compiling now.
+        Places& p = places_[candidate(i).strategy];
+        if (++p.passed_over <= int(p.stand_ins.size())) {
+          const int next = p.stand_ins[std::size_t(p.passed_over - 1)];
+          if (!stored_[std::size_t(next)]) queue_compile(next);
+        }
       } else {
         ++settled_;
       }
@@ -375,10 +384,11 @@ class EngineRun {
   // Candidates (naive left out) that went to the GPU, now or in a stored trial, or that a stop or
   // the budget left out.
   int settled_ = 0;
-  // Per strategy: its stand-ins in the list, its candidates passed over (each owed one more
-  // place), and the stand-ins that took those places.
+  // Per strategy: its stand-ins (their places in the list, in order), its candidates passed
+  // over (each owed one more place), and the stand-ins that took those places.
   struct Places {
-    int stand_ins = 0, passed_over = 0, taken = 0;
+    std::vector<int> stand_ins;
+    int passed_over = 0, taken = 0;
   };
   std::map<const Strategy*, Places> places_;
   std::vector<std::future<Compiled>> compiled_;
