@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <csignal>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -285,6 +287,39 @@ TEST_F(EngineTest, StandInsTakeThePlaceOfPrunedCandidates) {
   const EngineResult r2 = run(again, o);
   expect_tally(r2.tally, {0, 3, 1, 0, 0});
   EXPECT_EQ(r2.trials.size(), 5u);
+}
+
+// A stand-in starts compiling as soon as a compile prunes the candidate it stands for, not when
+// that candidate's trial comes up: here candidate 1's compile holds out until the stand-in's has
+// begun, which the pruned candidate 3's compile brings about while 1 is still compiling.
+TEST_F(EngineTest, AStandInCompilesOnceACompilePrunes) {
+  resources_[source(3)] = KernelResources{32, 8, 16, 0, 0};  // spills: 4 stands in
+  const std::string first = source(1), stand_in = source(4);
+  std::mutex mutex;
+  std::condition_variable started;
+  bool stand_in_started = false, waited_out = false;
+  EngineOptions o = options();
+  o.max_timed = 3;
+  o.compile_threads = 4;
+  const auto planted = o.compile;
+  o.compile = [&](const std::string& src, const std::string& arch, const std::string& cache_dir) {
+    std::unique_lock lock(mutex);
+    if (src == stand_in) {
+      stand_in_started = true;
+      started.notify_all();
+    } else if (src == first && !started.wait_for(lock, 10s, [&] { return stand_in_started; })) {
+      waited_out = true;
+    }
+    lock.unlock();
+    return planted(src, arch, cache_dir);
+  };
+  FakeMeasurer m;
+  const EngineResult r = run(m, o);
+  EXPECT_FALSE(waited_out);
+  ASSERT_EQ(r.trials.size(), 5u);
+  EXPECT_EQ(r.trials[3].status, TrialStatus::Skipped);
+  expect_tally(r.tally, {3, 0, 1, 0, 0});
+  EXPECT_EQ(compiles_, 5);  // naive, 1-3 and 4; 5 is not needed
 }
 
 // A stand-in takes the place of a pruned candidate of its own strategy only: where wpipe2d's

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -104,7 +105,7 @@ class EngineRun {
         reference_path_(dir_.file("reference.bin")), compiled_(candidates.size()),
         pool_(options.compile_threads) {
     if (o_.max_timed > 0)
-      for (int i = o_.max_timed + 1; i < n_; ++i) places_[candidate(i).strategy].stand_ins.push_back(i);
+      for (int i = o_.max_timed + 1; i < n_; ++i) stand_ins_[candidate(i).strategy].push_back(i);
   }
 
   EngineResult run() {
@@ -161,28 +162,54 @@ class EngineRun {
 
   /// Whenever anything runs, the compiles of the candidates every search looks at are queued up
   /// front, in rank order, so they overlap the GPU timing; the naive one too, as its output is
-  /// the reference. A stand-in's compile is queued once a candidate of its strategy is passed
-  /// over (settle), or when reached. Queued up front as well, the stand-ins that no search
-  /// needed took cores from those that were, and the tune waited at its end for those running
-  /// (float j3d27pt on the H100: docs/tuning.md).
+  /// the reference. A stand-in's compile is queued as soon as a candidate of its strategy is
+  /// known to be passed over: when that one's compile fails or prunes it (on the compiling
+  /// thread), when its trial settles so (settle), or when the stand-in is reached. Queued up
+  /// front as well, the stand-ins that no search needed took cores from those that were, and
+  /// the tune waited at its end for the ones still compiling (docs/tuning.md).
   void queue_first_compiles() {
     const int last = o_.max_timed > 0 ? std::min(n_ - 1, o_.max_timed) : n_ - 1;
     for (int i = 0; i <= last; ++i)
       if (i == 0 || !stored_[std::size_t(i)]) queue_compile(i);
   }
 
+  /// Queues candidate i's compile unless it is queued already; called from the compiling
+  /// threads too (stand_in_for).
   void queue_compile(int i) {
+    const std::lock_guard lock(queue_mutex_);
     if (compiled_[std::size_t(i)].valid()) return;
     const RankedCandidate* c = &candidate(i);
     const std::string path = dir_.file(fmt::format("c{}.cubin", i));
-    compiled_[std::size_t(i)] = pool_.submit([c, path, this] {
-      Compiled out{o_.compile(c->strategy->source(problem_, c->params), o_.arch, o_.compile_cache_dir),
-                   path};
+    compiled_[std::size_t(i)] = pool_.submit([c, i, path, this] {
+      Compiled out;
+      try {
+        out = Compiled{o_.compile(c->strategy->source(problem_, c->params), o_.arch, o_.compile_cache_dir), path};
+      } catch (...) {
+        stand_in_for(i);  // a compile error passes the candidate over (try_candidate)
+        throw;
+      }
+      if (i > 0 && prune_after_compile(*c, out.module, o_.profile, o_.allow_spills).status != TrialStatus::Ok)
+        stand_in_for(i);
       std::ofstream f(path, std::ios::binary);
       f.write(out.module.cubin.data(), std::streamsize(out.module.cubin.size()));
       if (!f) throw Error(fmt::format("cannot write '{}'", path));
       return out;
     });
+  }
+
+  /// Candidate i will be passed over: the next of its strategy's stand-ins not yet spoken for
+  /// starts compiling. Each call answers one pass-over, so no more stand-ins compile than take
+  /// places, and settle's own queueing of the same ones finds them queued.
+  void stand_in_for(int i) {
+    const auto it = stand_ins_.find(candidate(i).strategy);
+    if (it == stand_ins_.end()) return;
+    int next = -1;
+    {
+      const std::lock_guard lock(queue_mutex_);
+      int& spoken = spoken_for_[candidate(i).strategy];
+      if (spoken < int(it->second.size())) next = it->second[std::size_t(spoken++)];
+    }
+    if (next >= 0 && !stored_[std::size_t(next)]) queue_compile(next);
   }
 
   /// Whether candidate i is to be looked at: every one before the stand-ins; a stand-in only
@@ -208,7 +235,7 @@ class EngineRun {
   [[nodiscard]] int expected() const {
     if (o_.max_timed <= 0) return n_;
     int more = 0;  // the stand-ins that will be looked at: one per place passed over, while any
-    for (const auto& [strategy, p] : places_) more += std::min(p.passed_over, int(p.stand_ins.size()));
+    for (const auto& [strategy, p] : places_) more += std::min(p.passed_over, stand_ins_of(strategy));
     return std::min(n_, 1 + o_.max_timed + more);
   }
 
@@ -323,10 +350,11 @@ class EngineRun {
       const bool passed = t.status == TrialStatus::Skipped || t.status == TrialStatus::Resources ||
                           t.status == TrialStatus::CompileError;
       if (passed) {
-        // The stand-in that takes this place (needed) starts compiling now.
-        Places& p = places_[candidate(i).strategy];
-        if (++p.passed_over <= int(p.stand_ins.size())) {
-          const int next = p.stand_ins[std::size_t(p.passed_over - 1)];
+        // The stand-in that takes this place (needed) compiles from now, if not already.
+        const Strategy* s = candidate(i).strategy;
+        const int owed = ++places_[s].passed_over;
+        if (owed <= stand_ins_of(s)) {
+          const int next = stand_ins_.at(s)[std::size_t(owed - 1)];
           if (!stored_[std::size_t(next)]) queue_compile(next);
         }
       } else {
@@ -384,13 +412,22 @@ class EngineRun {
   // Candidates (naive left out) that went to the GPU, now or in a stored trial, or that a stop or
   // the budget left out.
   int settled_ = 0;
-  // Per strategy: its stand-ins (their places in the list, in order), its candidates passed
-  // over (each owed one more place), and the stand-ins that took those places.
+  // Per strategy: its candidates passed over (each owed one more place), and the stand-ins
+  // that took those places.
   struct Places {
-    std::vector<int> stand_ins;
     int passed_over = 0, taken = 0;
   };
   std::map<const Strategy*, Places> places_;
+  // Per strategy, its stand-ins' places in the list, in order (not changed after construction:
+  // the compiling threads read it).
+  std::map<const Strategy*, std::vector<int>> stand_ins_;
+  [[nodiscard]] int stand_ins_of(const Strategy* s) const {
+    const auto it = stand_ins_.find(s);
+    return it == stand_ins_.end() ? 0 : int(it->second.size());
+  }
+  // Guards compiled_ and spoken_for_ (the stand-ins queued by stand_in_for, per strategy).
+  std::mutex queue_mutex_;
+  std::map<const Strategy*, int> spoken_for_;
   std::vector<std::future<Compiled>> compiled_;
   // Declared last, so it is destroyed (pending tasks dropped, running ones joined) before the
   // futures, folder and options its tasks use.
