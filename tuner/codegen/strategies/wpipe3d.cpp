@@ -78,8 +78,13 @@ Axis axis_y(const Problem& p, const Shape& s, int depth) {
 long tiles(const Problem& p, const Shape& s, int depth) { return axis_x(p, s, depth).tiles * axis_y(p, s, depth).tiles; }
 
 // The multiply-adds of the unrolled loop body (2R + 1 iterations of every level's cy x rx
-// cells); NVRTC's time grows with it, so the space stops at kMaxBody (as wpipe2d's).
-constexpr long kMaxBody = 6000;
+// cells); NVRTC's time grows with it, so the space stops at kMaxBody. Of every wpipe3d shape
+// timed on the H100 and H200 (docs/data/v14-v18, five 3D configs, float and double), the
+// fastest per config has a body of 588-1782, and none above 3000 came within 0.8 of it (the
+// best: float j3d17pt 3060 at 0.80, poisson 3192 at 0.65, j3d27pt 3888 at 0.65), while they
+// compile slowest (float j3d27pt tw 4: 42 s on this build machine against 10-15 s) and
+// most often spill; the float j3d27pt tune, over a minute, spent its time on them.
+constexpr long kMaxBody = 3000;
 long body_size(const Problem& p, const Shape& s) {
   return long(2 * p.stencil.radius + 1) * s.tw * s.cy * s.rx * long(p.stencil.points.size());
 }
