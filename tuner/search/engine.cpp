@@ -188,13 +188,23 @@ class EngineRun {
         stand_in_for(i);  // a compile error passes the candidate over (try_candidate)
         throw;
       }
-      if (i > 0 && prune_after_compile(*c, out.module, o_.profile, o_.allow_spills).status != TrialStatus::Ok)
-        stand_in_for(i);
+      if (i > 0 && pruned_after_compile(*c, out.module)) stand_in_for(i);
       std::ofstream f(path, std::ios::binary);
       f.write(out.module.cubin.data(), std::streamsize(out.module.cubin.size()));
       if (!f) throw Error(fmt::format("cannot write '{}'", path));
       return out;
     });
+  }
+
+  /// Whether try_candidate will prune this compile, asked early on the compiling thread: only a
+  /// hint for starting a stand-in, so a report it cannot read counts as not pruned here and
+  /// try_candidate, asking again, reports the error.
+  [[nodiscard]] bool pruned_after_compile(const RankedCandidate& c, const CompiledModule& module) const {
+    try {
+      return prune_after_compile(c, module, o_.profile, o_.allow_spills).status != TrialStatus::Ok;
+    } catch (...) {
+      return false;
+    }
   }
 
   /// Candidate i will be passed over: the next of its strategy's stand-ins not yet spoken for
