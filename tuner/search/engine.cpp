@@ -62,6 +62,7 @@ class WorkDir {
 struct Compiled {
   CompiledModule module;
   std::string path;  ///< the CUBIN as a file, for the worker
+  Pruning pruning;   ///< prune_after_compile's verdict (none for the naive reference)
 };
 
 Trial base_trial(const RankedCandidate& c) {
@@ -183,28 +184,19 @@ class EngineRun {
     compiled_[std::size_t(i)] = pool_.submit([c, i, path, this] {
       Compiled out;
       try {
-        out = Compiled{o_.compile(c->strategy->source(problem_, c->params), o_.arch, o_.compile_cache_dir), path};
+        out.module = o_.compile(c->strategy->source(problem_, c->params), o_.arch, o_.compile_cache_dir);
+        out.path = path;
       } catch (...) {
         stand_in_for(i);  // a compile error passes the candidate over (try_candidate)
         throw;
       }
-      if (i > 0 && pruned_after_compile(*c, out.module)) stand_in_for(i);
+      if (i > 0) out.pruning = prune_after_compile(*c, out.module, o_.profile, o_.allow_spills);
+      if (out.pruning.status != TrialStatus::Ok) stand_in_for(i);
       std::ofstream f(path, std::ios::binary);
       f.write(out.module.cubin.data(), std::streamsize(out.module.cubin.size()));
       if (!f) throw Error(fmt::format("cannot write '{}'", path));
       return out;
     });
-  }
-
-  /// Whether try_candidate will prune this compile, asked early on the compiling thread: only a
-  /// hint for starting a stand-in, so a report it cannot read counts as not pruned here and
-  /// try_candidate, asking again, reports the error.
-  [[nodiscard]] bool pruned_after_compile(const RankedCandidate& c, const CompiledModule& module) const {
-    try {
-      return prune_after_compile(c, module, o_.profile, o_.allow_spills).status != TrialStatus::Ok;
-    } catch (...) {
-      return false;
-    }
   }
 
   /// Candidate i will be passed over: the next of its strategy's stand-ins not yet spoken for
@@ -320,7 +312,7 @@ class EngineRun {
     Trial t = base_trial(c);
     std::optional<Compiled> cc = wait_for_compile(i, t);
     if (cc) {
-      const Pruning pr = i == 0 ? Pruning{} : prune_after_compile(c, cc->module, o_.profile, o_.allow_spills);
+      const Pruning& pr = cc->pruning;
       if (pr.status != TrialStatus::Ok) {
         count(i, &SearchTally::pruned);
         t.status = pr.status;
