@@ -16,8 +16,9 @@
 // Within a warp, each level keeps a window of its last 2R + G input rows in registers. A level's output row
 // o is complete when input row o + R arrives, so each level lags R rows behind the one below.
 // For an affine stencil the terms that read rows already held (TbStencil::head) are summed
-// before the barrier, while other warps catch up; after it only the newest rows' terms remain
-// (TbStencil::tail). Any other stencil is evaluated whole after the barrier.
+// before the barrier, all of them or (`late`) the oldest row's; after it the rest
+// (TbStencil::part) and the newest rows' terms (TbStencil::tail). Any other stencil is
+// evaluated whole after the barrier.
 // The window's register slots are indexed by the row modulo their count; the main loop is
 // unrolled over one period of that index (kWpPeriod iterations), so every register
 // index is a compile-time constant and no row is ever moved between registers.
@@ -136,8 +137,17 @@ struct WpWindow {
 __device__ __forceinline__ constexpr int wp_in_slot(int ph, int g) { return wp_mod(ph * WP_G + g, WP_WIN); }
 __device__ __forceinline__ constexpr int wp_out_slot(int ph, int g) { return wp_mod(ph * WP_G + g - TB_RADIUS, WP_WIN); }
 
+// Output g reads the new rows from dy = R - g on. Before the barrier a level sums the terms of
+// the rows it holds, dy < R - g, or with TB_WP_LATE (the `late` parameter) those of the oldest
+// row alone, dy = -R: the rest of the held rows' terms then wait until after the barrier, where
+// they give each warp independent work beside its levels' chain of tails. That ran 1-4% faster
+// where the registers allow it (H100: j2d9pt, j2ds9pt, j2d49pt; docs/bench-2d.md), but spilled
+// FastStencil's j2d5pt shape, whose candidates the search then times without it.
+__device__ __forceinline__ constexpr int wp_early_split(int g) {
+  return TB_WP_LATE && 1 - TB_RADIUS < TB_RADIUS - g ? 1 - TB_RADIUS : TB_RADIUS - g;
+}
+
 // Before the barrier: the terms of each level's next G outputs that read rows it already holds.
-// Output g reads the new rows from dy = R - g on.
 template <int TW, int PH>
 __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
 #pragma unroll
@@ -147,7 +157,7 @@ __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
     for (int g = 0; g < WP_G; ++g)
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, TB_RADIUS - g);
+        s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, wp_early_split(g));
   }
 }
 
@@ -163,8 +173,10 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 #pragma unroll
   for (int g = 0; g < WP_G; ++g) {
 #pragma unroll
-    for (int i = 0; i < TB_RX; ++i)
-      x[g][i] = TbStencil::tail(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, TB_RADIUS - g, s.acc[j][g][i]);
+    for (int i = 0; i < TB_RX; ++i) {
+      const WpWindow w{s.win[j], halo, wp_out_slot(PH, g), i};
+      x[g][i] = TbStencil::tail(w, TB_RADIUS - g, TbStencil::part(w, wp_early_split(g), TB_RADIUS - g, s.acc[j][g][i]));
+    }
     wp_keep_ring<DEPTH, RING>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
   }
 }

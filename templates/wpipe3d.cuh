@@ -21,8 +21,9 @@
 // Within a warp, each level keeps a window of its last 2R + 1 input planes in registers, slot =
 // plane modulo 2R + 1; an output plane o is complete when input plane o + R arrives, so each
 // level lags R planes behind the one below. For an affine stencil the terms that read planes
-// already held (TbStencil::head, split on dz) are summed before the barrier; after it only the
-// newest plane's terms remain (TbStencil::tail). The main loop is unrolled over one period of
+// already held (TbStencil::head, split on dz) are summed before the barrier, all of them or
+// (`late`) the oldest plane's; after it the rest (TbStencil::part) and the newest plane's
+// (TbStencil::tail). The main loop is unrolled over one period of
 // the slots, so every register index is a constant.
 //
 // Overlap: each level's outer cells read garbage one radius further in (beyond the warp's
@@ -147,7 +148,10 @@ struct W3Window {
 // into slot PH and completes the output R planes behind.
 __device__ __forceinline__ constexpr int w3_out_slot(int ph) { return wp_mod(ph - TB_RADIUS, W3_WIN); }
 
-// Before the barrier: the terms of each level's next output plane that read planes it holds.
+// Before the barrier: the terms of each level's next output plane that read planes it holds,
+// dz < R, or with TB_WP_LATE (the `late` parameter) those of the oldest plane alone, the rest
+// after the barrier beside the chain of tails (wpipe2d.cuh's wp_early_split says why).
+#define W3_EARLY_SPLIT (TB_WP_LATE ? 1 - TB_RADIUS : TB_RADIUS)
 template <int TW, int PH>
 __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
 #pragma unroll
@@ -157,7 +161,7 @@ __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
     for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][c][i] = TbStencil::head(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, TB_RADIUS);
+        s.acc[j][c][i] = TbStencil::head(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, W3_EARLY_SPLIT);
   }
 }
 
@@ -173,8 +177,10 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
 #pragma unroll
   for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
-    for (int i = 0; i < TB_RX; ++i)
-      v[c][i] = TbStencil::tail(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, TB_RADIUS, s.acc[j][c][i]);
+    for (int i = 0; i < TB_RX; ++i) {
+      const W3Window w{s.win[j], halo, w3_out_slot(PH), c, i};
+      v[c][i] = TbStencil::tail(w, TB_RADIUS, TbStencil::part(w, W3_EARLY_SPLIT, TB_RADIUS, s.acc[j][c][i]));
+    }
   w3_keep_ring<RING, PLANES>(b, o, s.win[j][w3_out_slot(PH)], v);
 }
 

@@ -16,7 +16,8 @@
 # long; in the 100-column case there are only the first and last tiles. In the second nonlinear
 # case a tb_edge block runs a tile's rows and then two bands: without a barrier between its
 # segments, its warps refill the ring while others still read it (the case fails). Two cases run split 0:
-# one kernel, every block with the ring's tests.
+# one kernel, every block with the ring's tests. The held rows' terms are summed late (after
+# the barrier but the oldest row's) except in one case (late=0: all before it).
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -26,7 +27,7 @@ run 3 5 "$root/configs/j2d5pt.yaml" double 201 121 7 rx=2 warps=2 tw=1 rows=1
 run 3 5 "$root/configs/j2d5pt.yaml" double 173 131 11 rx=5 warps=3 tw=2 rows=2
 run 2 3 "$root/configs/j2d5pt.yaml" double 171 53 9 rx=2 warps=2 tw=2 rows=1 split=0
 run 2 3 "$root/configs/j2ds9pt.yaml" double 151 67 11 rx=1 warps=2 tw=1 rows=2
-run 2 3 "$root/configs/j2d9pt.yaml" float 331 77 13 rx=3 warps=2 tw=3 rows=1
+run 2 3 "$root/configs/j2d9pt.yaml" float 331 77 13 rx=3 warps=2 tw=3 rows=1 late=0
 run 2 3 "$root/tests/specs/good/general2d_r4.yaml" double 163 89 5 rx=3 warps=2 tw=1 rows=1
 run 1 2 "$root/tests/specs/good/nonlinear.yaml" float 111 57 9 rx=3 warps=3 tw=1 rows=1
 run 1 4 "$root/tests/specs/good/nonlinear.yaml" double 201 121 11 rx=3 warps=2 tw=2 rows=2

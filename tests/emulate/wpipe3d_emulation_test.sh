@@ -9,7 +9,8 @@
 # write-back), radius 2 and 4, a box, a general point set, a stencil that is not affine, float
 # and double. A pass is two kernels: tb_full for the tiles that reach no ring cell, tb_edge for
 # the frame of the others; the 150 x 90 case has 4 x 13 of the first and 38 of the second, the
-# 48 x 45 case none of the first.
+# 48 x 45 case none of the first. The held planes' terms are summed late (after the barrier
+# but the oldest plane's) except in the j3d27pt case (late=0: all before it).
 # Usage: wpipe3d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -18,7 +19,7 @@ run() { SEGS=$1 "$root/scripts/emulate/run3d.sh" "$2" wpipe3d "${@:3}"; }
 run 1 "$root/configs/j3d7pt.yaml" double 70 37 23 5 rx=1 cy=5 wy=3 warps=2 tw=2
 run 2 "$root/configs/j3d7pt.yaml" double 70 37 23 10 rx=1 cy=5 wy=3 warps=2 tw=3
 run 3 "$root/configs/j3d7pt.yaml" double 70 37 29 7 rx=1 cy=4 wy=2 warps=3 tw=1
-run 2 "$root/configs/j3d27pt.yaml" float 45 41 19 5 rx=2 cy=3 wy=4 warps=2 tw=2
+run 2 "$root/configs/j3d27pt.yaml" float 45 41 19 5 rx=2 cy=3 wy=4 warps=2 tw=2 late=0
 run 1 "$root/configs/j3d13pt.yaml" double 53 33 17 5 rx=1 cy=3 wy=4 warps=1 tw=2
 run 2 "$root/configs/poisson.yaml" double 71 30 21 4 rx=2 cy=4 wy=1 warps=2 tw=1
 run 1 "$root/configs/j3d17pt.yaml" double 40 36 18 5 rx=1 cy=4 wy=3 warps=2 tw=1

@@ -222,12 +222,13 @@ std::vector<Params> points_for(const std::string& strategy) {
     // conflicts but must still be right, 2 rows per iteration make the window's period differ
     // from its size, and bps 2 runs two blocks per SM. Every loop body stays within the space's
     // 6000 multiply-adds for j2d49pt (body rows x tw x rx x 49 points: at most 7 x 13 here).
+    // Late 1 by default; two points sum every held row's terms before the barrier (late 0).
     return {{{"rx", 3}, {"warps", 2}, {"tw", 2}, {"rows", 2}},
-            {{"rx", 1}, {"warps", 4}, {"tw", 1}, {"rows", 1}},
+            {{"rx", 1}, {"warps", 4}, {"tw", 1}, {"rows", 1}, {"late", 0}},
             {{"rx", 5}, {"warps", 3}, {"tw", 2}, {"rows", 2}, {"bps", 2}},
             {{"rx", 7}, {"warps", 8}, {"tw", 1}, {"rows", 1}},
             {{"rx", 2}, {"warps", 1}, {"tw", 3}, {"rows", 2}},
-            {{"rx", 13}, {"warps", 4}, {"tw", 1}, {"rows", 1}},
+            {{"rx", 13}, {"warps", 4}, {"tw", 1}, {"rows", 1}, {"late", 0}},
             {{"rx", 9}, {"warps", 6}, {"tw", 1}, {"rows", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
     // Remainders of 11 steps: 1, 2, 0, 1, 3, 2; z = 3 gives an odd number of ring phases for the
@@ -246,12 +247,12 @@ std::vector<Params> points_for(const std::string& strategy) {
     // overhang the 97 x 71 domain in x and y; 3 levels per stage swap y halos twice per plane,
     // one warp along y swaps none, bps 2 runs two blocks per SM, an even rx has bank conflicts.
     // A point whose tile has no valid cells at a stencil's radius is skipped (complete throws);
-    // the last is the one that fits radius 4.
+    // the last is the one that fits radius 4. Late 1 by default, late 0 at two points.
     return {{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}},
-            {{"rx", 1}, {"cy", 4}, {"wy", 2}, {"warps", 4}, {"tw", 1}},
+            {{"rx", 1}, {"cy", 4}, {"wy", 2}, {"warps", 4}, {"tw", 1}, {"late", 0}},
             {{"rx", 3}, {"cy", 3}, {"wy", 8}, {"warps", 1}, {"tw", 2}, {"bps", 2}},
             {{"rx", 2}, {"cy", 5}, {"wy", 1}, {"warps", 3}, {"tw", 1}},
-            {{"rx", 4}, {"cy", 4}, {"wy", 4}, {"warps", 2}, {"tw", 2}},
+            {{"rx", 4}, {"cy", 4}, {"wy", 4}, {"warps", 2}, {"tw", 2}, {"late", 0}},
             {{"rx", 1}, {"cy", 4}, {"wy", 4}, {"warps", 1}, {"tw", 1}}};
   return {{}};
 }

@@ -366,7 +366,7 @@ TEST(Search, ParamFilterReachesWpipeShapesBeyondTheRegisterEstimate) {
   const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
                                         {572, 216, 256}, 100);
   const DeviceProfile d = *builtin_profile("h100");
-  const Params fs{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}, {"bps", 1}};
+  const Params fs{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}, {"bps", 1}, {"late", 1}};
   bool ruled_out = false;
   for (const auto& c : rank_candidates(p, d, "wpipe3d"))
     if (has_values(c.params, fs))
@@ -375,6 +375,43 @@ TEST(Search, ParamFilterReachesWpipeShapesBeyondTheRegisterEstimate) {
   const auto filtered = rank_candidates(p, d, "wpipe3d", fs);
   ASSERT_EQ(filtered.size(), 1u);
   EXPECT_TRUE(filtered[0].prediction.fits) << filtered[0].prediction.why_not;
+}
+
+// A wpipe shape is in the space twice, its held rows' terms summed late (the primary) or all
+// before the barrier (the variant). The model search selects primaries only; a selected one's
+// variant is the first of its stand-ins, ahead of the next shapes; the exhaustive search times
+// both; the space's size counts each shape once.
+TEST(Search, VariantsStandInForTheirPrimariesOnly) {
+  Problem p = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
+  p.domain = {11616, 11616, 1};
+  const auto ranked = rank_candidates(p, *builtin_profile("h100"), "wpipe2d");
+  int primaries = 0, variants = 0;
+  for (const auto& c : ranked) {
+    const auto primary = c.strategy->primary_of(c.params);
+    if (!is_feasible(c)) continue;
+    (primary ? variants : primaries) += 1;
+    if (primary) {
+      EXPECT_EQ(primary->at("late"), 1);
+      EXPECT_EQ(c.params.at("late"), 0);
+    }
+  }
+  EXPECT_GT(primaries, 0);
+  EXPECT_EQ(variants, primaries);
+  EXPECT_EQ(space_size(ranked).feasible, primaries);
+  SearchOptions o;
+  const auto selected = select_candidates(ranked, o);
+  ASSERT_GE(selected.size(), 2u);
+  for (const auto& c : selected) EXPECT_EQ(c.params.at("late"), 1) << params_text(c.params);
+  const auto more = stand_ins(ranked, selected, 2);
+  ASSERT_EQ(more.size(), 2 * selected.size());
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    Params variant = selected[i].params;
+    variant["late"] = 0;
+    EXPECT_EQ(more[i].params, variant);
+  }
+  for (std::size_t i = selected.size(); i < more.size(); ++i) EXPECT_EQ(more[i].params.at("late"), 1);
+  o.mode = SearchMode::Exhaustive;
+  EXPECT_EQ(int(select_candidates(ranked, o).size()), primaries + variants);
 }
 
 }  // namespace

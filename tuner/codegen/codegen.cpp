@@ -170,24 +170,28 @@ std::string plane_sums_body(const Stencil& s) {
   return out + "  }\n";
 }
 
-// `head(u, split)` and `tail(u, split, acc)` (templates/wpipe2d.cuh and wpipe3d.cuh): the
-// stencil in two parts along the axis those kernels stream (y in 2D, z in 3D), so that they can
-// sum the terms that read the rows or planes already held (offset along it < split) before the
-// newest ones arrive. head's sum starts from zero (an FMA onto zero rounds like the product);
-// tail adds the remaining terms and the constant. Both walk the terms in one order led by the
-// streamed offset, so every output rounds the same way wherever the split falls.
-// `split` is a constant once the caller's loops are unrolled. A stencil that is not affine has
-// no parts: head is zero and tail evaluates it whole.
+// `head(u, split)`, `part(u, lo, hi, acc)` and `tail(u, split, acc)` (templates/wpipe2d.cuh
+// and wpipe3d.cuh): the stencil in parts along the axis those kernels stream (y in 2D, z in
+// 3D), so that they can sum the terms that read the rows or planes already held (offset along
+// it < split) before the newest ones arrive. head's sum starts from zero (an FMA onto zero
+// rounds like the product); part adds the terms with lo <= offset < hi; tail adds the remaining
+// terms and the constant. All walk the terms in one order led by the streamed offset, so every
+// output rounds the same way wherever the splits fall. `split`, `lo` and `hi` are constants
+// once the caller's loops are unrolled. A stencil that is not affine has no parts: head is
+// zero, part adds nothing and tail evaluates it whole.
 std::string stream_split_body(const Stencil& s) {
   if (s.dims < 2) return "";
   const int axis = s.dims - 1;
   std::string head = "  template <class U>\n  __device__ __forceinline__ static real head(const U& u, int split) {\n";
   std::string tail =
       "  template <class U>\n  __device__ __forceinline__ static real tail(const U& u, int split, real acc) {\n";
+  std::string part =
+      "  template <class U>\n  __device__ __forceinline__ static real part(const U& u, int lo, int hi, real acc) {\n";
   if (!s.linear) {
     head += "    return real(0);\n  }\n";
     tail += "    return apply(u);\n  }\n";
-    return head + tail;
+    part += "    return acc;\n  }\n";
+    return head + part + tail;
   }
   // 3D: apply's own order (column_order), in which dz leads, so that the split sums exactly
   // what the naive kernel does in the same order and agrees to the bit (j3d7pt amplifies a
@@ -201,10 +205,11 @@ std::string stream_split_body(const Stencil& s) {
     const std::string term =
         fmt::format("acc = tb_fma({}, u({}, {}, {}), acc);\n", number(t.coef), t.at[0], t.at[1], t.at[2]);
     head += fmt::format("    if ({} < split) {}", t.at[axis], term);
+    part += fmt::format("    if (lo <= {} && {} < hi) {}", t.at[axis], t.at[axis], term);
     tail += fmt::format("    if ({} >= split) {}", t.at[axis], term);
   }
   if (s.linear->constant != 0) tail += "    acc += " + number(s.linear->constant) + ";\n";
-  return head + "    return acc;\n  }\n" + tail + "    return acc;\n  }\n";
+  return head + "    return acc;\n  }\n" + part + "    return acc;\n  }\n" + tail + "    return acc;\n  }\n";
 }
 
 // `finish(sum)` (3D affine stencils, templates/tile3d.cuh's sum mode): the constant term, added when an output is

@@ -87,6 +87,14 @@ class Strategy {
     (void)params;
     return std::nullopt;
   }
+  /// Where `params` is a variant of another candidate of this strategy, built another way, that
+  /// a model search times only in its place: the other's parameters (its primary). The variant
+  /// is then never selected by itself, but is the first to stand in when its primary is passed
+  /// over (pruned after compiling, e.g. for spilling; search.hpp, stand_ins). None by default.
+  [[nodiscard]] virtual std::optional<Params> primary_of(const Params& params) const {
+    (void)params;
+    return std::nullopt;
+  }
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;

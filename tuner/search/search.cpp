@@ -86,10 +86,17 @@ bool is_feasible(const RankedCandidate& c) {
   return c.strategy->name() != "naive" && c.prediction.fits;
 }
 
+namespace {
+
+// A variant that stands in for its primary only (Strategy::primary_of).
+bool is_variant(const RankedCandidate& c) { return c.strategy->primary_of(c.params).has_value(); }
+
+}  // namespace
+
 SpaceSize space_size(const std::vector<RankedCandidate>& ranked) {
   SpaceSize s;
   for (const auto& c : ranked) {
-    if (c.strategy->name() == "naive") continue;
+    if (c.strategy->name() == "naive" || is_variant(c)) continue;
     ++s.candidates;
     if (is_feasible(c)) ++s.feasible;
   }
@@ -98,10 +105,11 @@ SpaceSize space_size(const std::vector<RankedCandidate>& ranked) {
 
 std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                const SearchOptions& options) {
+  const bool exhaustive = options.mode == SearchMode::Exhaustive;
   std::vector<RankedCandidate> feasible;
   for (const auto& c : ranked)
-    if (is_feasible(c)) feasible.push_back(c);
-  if (options.mode == SearchMode::Exhaustive || feasible.empty()) return feasible;
+    if (is_feasible(c) && (exhaustive || !is_variant(c))) feasible.push_back(c);
+  if (exhaustive || feasible.empty()) return feasible;
 
   // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
   // ones within the margin form a prefix.
@@ -141,9 +149,20 @@ std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranke
   std::map<const Strategy*, int> places;
   for (const auto& s : selected) places[s.strategy] += per_selected;
   std::vector<RankedCandidate> out;
+  // First the selected candidates' variants, in the selection's order: the same shape built
+  // another way is the likeliest to take a place its primary left (a spill).
+  for (const auto& s : selected)
+    for (const auto& c : ranked) {
+      if (c.strategy != s.strategy || !is_feasible(c) || c.strategy->primary_of(c.params) != s.params) continue;
+      int& left = places[c.strategy];
+      if (left > 0) {
+        out.push_back(c);
+        --left;
+      }
+    }
   for (const auto& c : ranked) {
     const auto it = places.find(c.strategy);
-    if (it == places.end() || it->second == 0 || !is_feasible(c)) continue;
+    if (it == places.end() || it->second == 0 || !is_feasible(c) || is_variant(c)) continue;
     const bool chosen = std::any_of(selected.begin(), selected.end(), [&](const RankedCandidate& s) {
       return s.strategy == c.strategy && s.params == c.params;
     });

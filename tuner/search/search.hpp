@@ -41,13 +41,15 @@ struct RankedCandidate {
 /// engine always runs first, outside the search).
 [[nodiscard]] bool is_feasible(const RankedCandidate& c);
 
-/// The size of a ranked space (SpaceSize), the naive reference left out.
+/// The size of a ranked space (SpaceSize), the naive reference and the variants that only stand
+/// in for their primaries (Strategy::primary_of) left out: it counts the shapes a search chooses from.
 [[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
 
-/// The feasible candidates not in `selected`, in rank order, of the strategies `selected` holds:
-/// for each strategy the next `per_selected` for each of its selected candidates. They stand in
-/// for selected ones of their strategy passed over (pruned after compiling, not compiled, too
-/// large to launch; EngineOptions::max_timed).
+/// The feasible candidates not in `selected` of the strategies `selected` holds, for each
+/// strategy `per_selected` for each of its selected candidates: first the selected ones'
+/// variants (Strategy::primary_of) in the selection's order, then the others in rank order,
+/// variants left out. They stand in for selected ones of their strategy passed over (pruned
+/// after compiling, not compiled, too large to launch; EngineOptions::max_timed).
 [[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
                                                      const std::vector<RankedCandidate>& selected,
                                                      int per_selected);
@@ -57,8 +59,9 @@ struct RankedCandidate {
 /// search: the first `top`, then every further one with PP >= (1 - within) x the best PP, then
 /// further ones in rank order, predicted at least SearchDefaults::strategy_floor x the best PP,
 /// of each strategy that has fewer than SearchDefaults::per_strategy among them (a candidate of
-/// one step: fewer than one), until it has that many; at most `max_candidates` in all.
-/// Exhaustive search: every candidate that fits.
+/// one step: fewer than one), until it has that many; at most `max_candidates` in all; never a
+/// variant (it stands in for its primary: stand_ins). Exhaustive search: every candidate that
+/// fits, variants too.
 [[nodiscard]] std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                              const SearchOptions& options);
 

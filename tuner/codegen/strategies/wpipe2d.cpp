@@ -3,8 +3,9 @@
 // warp shuffle, y is streamed, and the block's `warps` warps form a pipeline in time, each
 // advancing `tw` steps in registers and handing its rows to the next through a shared-memory
 // ring. Parameters: rx, warps, tw (depth = warps x tw), rows (per iteration, i.e. per barrier),
-// bps (blocks per SM to aim for) and split (1: the blocks that meet the boundary ring in a
-// kernel of their own, beside the others'; 0: one kernel, every block testing for the ring).
+// bps (blocks per SM to aim for), split (1: the blocks that meet the boundary ring in a
+// kernel of their own, beside the others'; 0: one kernel, every block testing for the ring) and
+// late (where the held rows' terms are summed: wpipe_model.hpp, late_of).
 // Its model and space are fitted to H100 measurements (docs/bench-2d.md, "The model fitted").
 #include "tuner/codegen/strategies/strategies.hpp"
 
@@ -83,7 +84,8 @@ class Wpipe2d final : public Strategy {
  public:
   std::string name() const override { return "wpipe2d"; }
   std::string summary() const override {
-    return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps, split";
+    return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps, split, "
+           "late";
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
@@ -102,16 +104,18 @@ class Wpipe2d final : public Strategy {
         for (int tw = 1; tw <= 8; ++tw)
           for (int rows : {1, 2})
             for (int bps : {1, 2})
-              for (int split : {0, 1}) {
-                if (split && !may_split) continue;
-                if (wpipe_strip_too_conflicted(p, rx)) continue;
-                if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
-                if (!fits_domain(p, rx)) continue;
-                if (warps * 32 * bps > d.max_threads_per_sm) continue;
-                if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
-                if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-                out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split}});
-              }
+              for (int split : {0, 1})
+                for (int late : {1, 0}) {
+                  if (split && !may_split) continue;
+                  if (wpipe_strip_too_conflicted(p, rx)) continue;
+                  if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
+                  if (!fits_domain(p, rx)) continue;
+                  if (warps * 32 * bps > d.max_threads_per_sm) continue;
+                  if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
+                  if (body_size(p, rx, tw, rows) > kMaxBody) continue;
+                  out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split},
+                                 {"late", late}});
+                }
     return out;
   }
 
@@ -122,10 +126,11 @@ class Wpipe2d final : public Strategy {
     // the interior's width, valid columns at least the overlap); values given by hand are kept
     // and checked below.
     const int r = p.stencil.radius;
-    Params k{{"rx", 7}, {"warps", 8}, {"tw", r <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}, {"split", 1}};
+    Params k{{"rx", 7}, {"warps", 8}, {"tw", r <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}, {"split", 1}, {"late", 1}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
-        throw UsageError(fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split)", name));
+        throw UsageError(
+            fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split, late)", name));
       k[name] = v;
     }
     if (!given.count("rx")) k["rx"] = int(std::clamp((p.domain[0] - 2 * r) / 32, 1L, 7L));
@@ -134,9 +139,10 @@ class Wpipe2d final : public Strategy {
     if (!given.count("warps"))
       while (k["warps"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["warps"];
     if (k["rx"] < 1 || k["rx"] > 32 || k["warps"] < 1 || k["warps"] > 32 || k["tw"] < 1 || k["tw"] > 32 ||
-        k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32 || k["split"] < 0 || k["split"] > 1)
+        k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32 || k["split"] < 0 || k["split"] > 1 ||
+        k["late"] < 0 || k["late"] > 1)
       throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32, "
-                       "split 0 or 1");
+                       "split 0 or 1, late 0 or 1");
     const int overlap = k["warps"] * k["tw"] * r;
     if (valid_x(k["rx"], k["warps"] * k["tw"], r) < overlap)
       throw UsageError(fmt::format("wpipe2d: a tile of 32 x rx = {} columns needs at least as many valid columns "
@@ -153,6 +159,7 @@ class Wpipe2d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
+  std::optional<Params> primary_of(const Params& k) const override { return wpipe_primary_of(k); }
   Params step_params(const Params& k) const override {
     Params one = k;
     one["warps"] = 1;  // launch(full = false): one warp advancing one step
@@ -203,7 +210,8 @@ class Wpipe2d final : public Strategy {
     m.regs_per_thread = regs;
     // Cells in flight per thread: a loop iteration updates rows x rx cells at each of the tw
     // levels, and the terms that read rows a level already holds are issued for every level
-    // before the barrier (templates/wpipe2d.cuh), so the levels' updates overlap. Counting the
+    // apart from the chain of tails (before the barrier, or with `late` beside the chain after
+    // it: templates/wpipe2d.cuh), so the levels' updates overlap. Counting the
     // levels ranks FastStencil's j2d5pt shape (one row, 4 levels) first, as measured
     // (docs/bench-2d.md, version 13).
     m.ilp = rx * rows * tw;
@@ -213,7 +221,8 @@ class Wpipe2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     Defines defines = {{"TB_RX", k.at("rx")},           {"TB_WARPS", k.at("warps")},  {"TB_TW", k.at("tw")},
                        {"TB_ROWS", k.at("rows")},       {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())},
+                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},
+                       {"TB_WP_POINTS", long(p.stencil.points.size())},
                        {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}};
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));

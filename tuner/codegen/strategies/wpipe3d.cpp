@@ -5,7 +5,7 @@
 // warps along y, each stage advancing `tw` steps in registers and handing its planes to the next
 // through a shared-memory ring; a stage's warps swap their y halo rows between levels through a
 // small shared area. Parameters: rx, cy, wy, warps (stages; depth = warps x tw), tw, bps (blocks
-// per SM to aim for).
+// per SM to aim for) and late (where the held planes' terms are summed: wpipe_model.hpp, late_of).
 #include "tuner/codegen/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -118,7 +118,7 @@ class Wpipe3d final : public Strategy {
   std::string name() const override { return "wpipe3d"; }
   std::string summary() const override {
     return "3D register tiling, warp stages pipelined in time, z streamed, halos by shuffle; params rx, cy, wy, "
-           "warps, tw, bps";
+           "warps, tw, bps, late";
   }
   bool supports(const Problem& p) const override { return p.dims() == 3; }
 
@@ -130,35 +130,39 @@ class Wpipe3d final : public Strategy {
         for (int wy : {1, 2, 4, 8})
           for (int warps = 1; warps <= 4; ++warps)
             for (int tw = 1; tw <= 4; ++tw)
-              for (int bps : {1, 2}) {
-                const Shape s{rx, cy, wy, warps, tw};
-                const int threads = warps * wy * 32, t = s.depth();
-                if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
-                // At least half of a tile's columns and rows valid: below that the overlap costs
-                // more than the depth saves.
-                if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
-                if (wpipe_strip_too_conflicted(p, rx)) continue;  // none at rx <= 6 today
-                if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
-                if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
-                if (body_size(p, s) > kMaxBody) continue;
-                out.push_back({{"rx", rx}, {"cy", cy}, {"wy", wy}, {"warps", warps}, {"tw", tw}, {"bps", bps}});
-              }
+              for (int bps : {1, 2})
+                for (int late : {1, 0}) {
+                  const Shape s{rx, cy, wy, warps, tw};
+                  const int threads = warps * wy * 32, t = s.depth();
+                  if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
+                  // At least half of a tile's columns and rows valid: below that the overlap costs
+                  // more than the depth saves.
+                  if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
+                  if (wpipe_strip_too_conflicted(p, rx)) continue;  // none at rx <= 6 today
+                  if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
+                  if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
+                  if (body_size(p, s) > kMaxBody) continue;
+                  out.push_back(
+                      {{"rx", rx}, {"cy", cy}, {"wy", wy}, {"warps", warps}, {"tw", tw}, {"bps", bps}, {"late", late}});
+                }
     return out;
   }
 
   Params complete(const Problem& p, const Params& given) const override {
     const int r = p.stencil.radius;
     // Defaults that compile in seconds and fit the registers for any radius.
-    Params k{{"rx", 2}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 1}, {"bps", 1}};
+    Params k{{"rx", 2}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 1}, {"bps", 1}, {"late", 1}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
-        throw UsageError(fmt::format("strategy 'wpipe3d' has no parameter '{}' (rx, cy, wy, warps, tw, bps)", name));
+        throw UsageError(
+            fmt::format("strategy 'wpipe3d' has no parameter '{}' (rx, cy, wy, warps, tw, bps, late)", name));
       k[name] = v;
     }
     if (k["rx"] < 1 || k["rx"] > 16 || k["cy"] < 1 || k["cy"] > 32 || k["wy"] < 1 || k["wy"] > 32 ||
-        k["warps"] < 1 || k["warps"] > kMaxStages || k["tw"] < 1 || k["tw"] > 16 || k["bps"] < 1 || k["bps"] > 32)
+        k["warps"] < 1 || k["warps"] > kMaxStages || k["tw"] < 1 || k["tw"] > 16 || k["bps"] < 1 || k["bps"] > 32 ||
+        k["late"] < 0 || k["late"] > 1)
       throw UsageError(fmt::format("wpipe3d: need 1 <= rx <= 16, 1 <= cy <= 32, 1 <= wy <= 32, 1 <= warps <= {}, "
-                                   "1 <= tw <= 16, 1 <= bps <= 32",
+                                   "1 <= tw <= 16, 1 <= bps <= 32, late 0 or 1",
                                    kMaxStages));
     if (k["cy"] < r)
       throw UsageError(fmt::format("wpipe3d: cy = {} rows per lane must hold the radius {} (a warp's y halo comes "
@@ -174,6 +178,7 @@ class Wpipe3d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
+  std::optional<Params> primary_of(const Params& k) const override { return wpipe_primary_of(k); }
   Params step_params(const Params& k) const override {
     Params one = k;
     one["warps"] = 1;  // launch(full = false): one stage advancing one step
@@ -235,7 +240,7 @@ class Wpipe3d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     Defines defines = {{"TB_RX", k.at("rx")},       {"TB_CY", k.at("cy")},       {"TB_WY", k.at("wy")},
                        {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},       {"TB_PF_MIN", kPrefetch},
-                       {"TB_BPS", k.at("bps")}};
+                       {"TB_BPS", k.at("bps")},     {"TB_WP_LATE", late_of(k)}};
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
       defines.emplace_back("TB_REST_TW", rest->at("tw"));

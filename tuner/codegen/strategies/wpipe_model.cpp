@@ -44,4 +44,13 @@ std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params) 
   return best;
 }
 
+bool late_of(const Params& k) { return k.count("late") && k.at("late") != 0; }
+
+std::optional<Params> wpipe_primary_of(const Params& k) {
+  if (!k.count("late") || late_of(k)) return std::nullopt;
+  Params primary = k;
+  primary["late"] = 1;
+  return primary;
+}
+
 }  // namespace tbtune

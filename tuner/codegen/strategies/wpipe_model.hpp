@@ -53,4 +53,14 @@ namespace tbtune {
 /// more warps first on a tie. None for a remainder of 0 or 1: that is the one-step kernel's.
 [[nodiscard]] std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params);
 
+/// The `late` parameter (templates/wpipe2d.cuh, wp_early_split): 1 sums only the oldest held
+/// row's (plane's) terms before the barrier and the rest after it, 0 all the held ones before.
+/// Late ran 1-4% faster on the H100 where the registers allow it but spilled where they are
+/// tightest (docs/bench-2d.md), so every shape is in the space both ways: late 1 the primary,
+/// late 0 its variant (wpipe_primary_of), timed by a model search only in its place. Kernels
+/// cached before the parameter existed were built without it: late 0.
+[[nodiscard]] bool late_of(const Params& k);
+/// Strategy::primary_of for wpipe2d and wpipe3d: late 0's primary is the same shape with late 1.
+[[nodiscard]] std::optional<Params> wpipe_primary_of(const Params& k);
+
 }  // namespace tbtune
