@@ -87,11 +87,14 @@ class Strategy {
     (void)params;
     return std::nullopt;
   }
-  /// Where `params` is a variant of another candidate of this strategy, built another way, that
-  /// a model search times only in its place: the other's parameters (its primary). The variant
-  /// is then never selected by itself, but is the first to stand in when its primary is passed
-  /// over (pruned after compiling, e.g. for spilling; search.hpp, stand_ins). None by default.
-  [[nodiscard]] virtual std::optional<Params> primary_of(const Params& params) const {
+  /// Where `params` is a variant of another candidate of this strategy, the same shape built
+  /// another way, that a model search times only in its place: the other's parameters (its
+  /// primary). The variant is then never selected by itself, but comes first among the stand-ins
+  /// when its primary is selected (search.hpp, stand_ins). None by default.
+  [[nodiscard]] virtual std::optional<Params> primary_of(const Problem& problem, const DeviceProfile& device,
+                                                         const Params& params) const {
+    (void)problem;
+    (void)device;
     (void)params;
     return std::nullopt;
   }

@@ -60,7 +60,10 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
       // Deeper than the whole run: its full kernel would never launch, and it would run exactly
       // as its depth-1 twin does (every step by the step kernel).
       if (s->depth(p) > problem.steps || !wanted(p)) continue;
-      RankedCandidate c{s.get(), p, {}, {}};
+      RankedCandidate c;
+      c.strategy = s.get();
+      c.params = p;
+      c.primary = s->primary_of(problem, device, p);
       c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
       if (!only_params.empty() && !c.prediction.fits) {
         ModelTerms exact = c.terms;
@@ -89,7 +92,7 @@ bool is_feasible(const RankedCandidate& c) {
 namespace {
 
 // A variant that stands in for its primary only (Strategy::primary_of).
-bool is_variant(const RankedCandidate& c) { return c.strategy->primary_of(c.params).has_value(); }
+bool is_variant(const RankedCandidate& c) { return c.primary.has_value(); }
 
 }  // namespace
 
@@ -153,7 +156,7 @@ std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranke
   // another way is the likeliest to take a place its primary left (a spill).
   for (const auto& s : selected)
     for (const auto& c : ranked) {
-      if (c.strategy != s.strategy || !is_feasible(c) || c.strategy->primary_of(c.params) != s.params) continue;
+      if (c.strategy != s.strategy || !is_feasible(c) || c.primary != s.params) continue;
       int& left = places[c.strategy];
       if (left > 0) {
         out.push_back(c);

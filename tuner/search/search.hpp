@@ -2,6 +2,7 @@
 /// @file search.hpp
 /// The candidate space of every strategy, ranked by the performance model, and the choice of
 /// which candidates to compile and time. Needs no GPU.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ struct RankedCandidate {
   Params params;
   ModelTerms terms;
   Prediction prediction;
+  /// Where this candidate is a variant (Strategy::primary_of): its primary's parameters.
+  std::optional<Params> primary;
 };
 
 /// The model's prediction for one candidate over the problem's whole run: steps / t passes of the

@@ -159,7 +159,9 @@ class Wpipe2d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
-  std::optional<Params> primary_of(const Params& k) const override { return wpipe_primary_of(k); }
+  std::optional<Params> primary_of(const Problem& p, const DeviceProfile& d, const Params& k) const override {
+    return wpipe_primary_of(d, k, estimated_regs(p, k.at("rx"), k.at("tw"), k.at("rows")), k.at("warps") * 32);
+  }
   Params step_params(const Params& k) const override {
     Params one = k;
     one["warps"] = 1;  // launch(full = false): one warp advancing one step

@@ -178,7 +178,9 @@ class Wpipe3d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
-  std::optional<Params> primary_of(const Params& k) const override { return wpipe_primary_of(k); }
+  std::optional<Params> primary_of(const Problem& p, const DeviceProfile& d, const Params& k) const override {
+    return wpipe_primary_of(d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
+  }
   Params step_params(const Params& k) const override {
     Params one = k;
     one["warps"] = 1;  // launch(full = false): one stage advancing one step

@@ -46,10 +46,17 @@ std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params) 
 
 bool late_of(const Params& k) { return k.count("late") && k.at("late") != 0; }
 
-std::optional<Params> wpipe_primary_of(const Params& k) {
-  if (!k.count("late") || late_of(k)) return std::nullopt;
+int regs_cap(const DeviceProfile& d, int threads, int bps) {
+  const long per_thread = d.regs_per_sm / std::max(1L, long(threads) * bps) / 8 * 8;
+  return int(std::min(255L, per_thread));
+}
+
+std::optional<Params> wpipe_primary_of(const DeviceProfile& d, const Params& k, int estimated_regs, int threads) {
+  if (!k.count("late")) return std::nullopt;
+  const int late = estimated_regs <= kWpipeLateRegs * regs_cap(d, threads, k.at("bps")) ? 1 : 0;
+  if (k.at("late") == late) return std::nullopt;
   Params primary = k;
-  primary["late"] = 1;
+  primary["late"] = late;
   return primary;
 }
 

@@ -55,12 +55,27 @@ namespace tbtune {
 
 /// The `late` parameter (templates/wpipe2d.cuh, wp_early_split): 1 sums only the oldest held
 /// row's (plane's) terms before the barrier and the rest after it, 0 all the held ones before.
-/// Late ran 1-4% faster on the H100 where the registers allow it but spilled where they are
-/// tightest (docs/bench-2d.md), so every shape is in the space both ways: late 1 the primary,
-/// late 0 its variant (wpipe_primary_of), timed by a model search only in its place. Kernels
-/// cached before the parameter existed were built without it: late 0.
+/// Kernels cached before the parameter existed were built without it: late 0.
 [[nodiscard]] bool late_of(const Params& k);
-/// Strategy::primary_of for wpipe2d and wpipe3d: late 0's primary is the same shape with late 1.
-[[nodiscard]] std::optional<Params> wpipe_primary_of(const Params& k);
+
+/// Strategy::primary_of for wpipe2d and wpipe3d: every shape is in the space with late 1 and
+/// late 0, one the primary and the other its variant. Late 1 ran 1-4% faster on the H100 where
+/// the registers leave room, and it holds more: where they are tight it spilled or ran slower
+/// (docs/bench-2d.md and docs/bench-3d.md, "`late`"). So late 1 is the primary where the
+/// model's register estimate `estimated_regs` is at most kWpipeLateRegs of the cap per thread
+/// that `threads` x `bps` leave (regs_cap), late 0 elsewhere.
+[[nodiscard]] std::optional<Params> wpipe_primary_of(const DeviceProfile& d, const Params& k, int estimated_regs,
+                                                     int threads);
+
+/// The share of the register cap up to which late 1 is the primary. Run 53's shapes (H100,
+/// double) by estimate over cap: late 1 gained at 0.74-0.89 (j3d27pt 0.74 +3.9%; j2ds9pt 0.78,
+/// j2d9pt 0.82 and 0.89, j2d49pt 0.82: +1-4%), was even at 0.87-0.93 (j3d7pt, poisson,
+/// j2d25pt) and lost from 0.92 (FastStencil's j2d5pt shape spilled; j3d7pt, j3d27pt and
+/// poisson at cy 8, 0.99: 1-9% slower).
+inline constexpr double kWpipeLateRegs = 0.9;
+
+/// The registers a thread may hold with `threads` x `bps` threads per SM: the register file
+/// shared out in steps of 8, at most 255.
+[[nodiscard]] int regs_cap(const DeviceProfile& d, int threads, int bps);
 
 }  // namespace tbtune
