@@ -423,6 +423,18 @@ TEST(Search, VariantsStandInForTheirPrimariesOnly) {
   for (std::size_t i = selected.size(); i < more.size(); ++i) EXPECT_FALSE(more[i].primary);
   o.mode = SearchMode::Exhaustive;
   EXPECT_EQ(int(select_candidates(ranked, o).size()), primaries + variants);
+  // A stencil that is not affine is evaluated whole after the barrier either way: its shapes
+  // are there once, late 0, with no variant, in 2D and in 3D.
+  for (const char* spec : {"nonlinear.yaml", "nonlinear3d.yaml"}) {
+    const Problem q = test::small_problem(test::source_dir() + "/tests/specs/good/" + spec, DType::Double,
+                                          {1037, 389, 64}, 100);
+    const auto nl = rank_candidates(q, *builtin_profile("h100"), q.dims() == 2 ? "wpipe2d" : "wpipe3d");
+    ASSERT_FALSE(nl.empty()) << spec;
+    for (const auto& c : nl) {
+      EXPECT_EQ(c.params.at("late"), 0) << spec;
+      EXPECT_FALSE(c.primary) << spec;
+    }
+  }
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ class Wpipe2d final : public Strategy {
           for (int rows : {1, 2})
             for (int bps : {1, 2})
               for (int split : {0, 1})
-                for (int late : {1, 0}) {
+                for (int late : wpipe_late_values(p)) {
                   if (split && !may_split) continue;
                   if (wpipe_strip_too_conflicted(p, rx)) continue;
                   if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
@@ -126,7 +126,8 @@ class Wpipe2d final : public Strategy {
     // the interior's width, valid columns at least the overlap); values given by hand are kept
     // and checked below.
     const int r = p.stencil.radius;
-    Params k{{"rx", 7}, {"warps", 8}, {"tw", r <= 1 ? 2 : 1}, {"rows", 1}, {"bps", 1}, {"split", 1}, {"late", 1}};
+    Params k{{"rx", 7},   {"warps", 8}, {"tw", r <= 1 ? 2 : 1},
+             {"rows", 1}, {"bps", 1},   {"split", 1}, {"late", wpipe_late_values(p).front()}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(
@@ -160,7 +161,7 @@ class Wpipe2d final : public Strategy {
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
   std::optional<Params> primary_of(const Problem& p, const DeviceProfile& d, const Params& k) const override {
-    return wpipe_primary_of(d, k, estimated_regs(p, k.at("rx"), k.at("tw"), k.at("rows")), k.at("warps") * 32);
+    return wpipe_primary_of(p, d, k, estimated_regs(p, k.at("rx"), k.at("tw"), k.at("rows")), k.at("warps") * 32);
   }
   Params step_params(const Params& k) const override {
     Params one = k;

@@ -131,7 +131,7 @@ class Wpipe3d final : public Strategy {
           for (int warps = 1; warps <= 4; ++warps)
             for (int tw = 1; tw <= 4; ++tw)
               for (int bps : {1, 2})
-                for (int late : {1, 0}) {
+                for (int late : wpipe_late_values(p)) {
                   const Shape s{rx, cy, wy, warps, tw};
                   const int threads = warps * wy * 32, t = s.depth();
                   if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
@@ -151,7 +151,8 @@ class Wpipe3d final : public Strategy {
   Params complete(const Problem& p, const Params& given) const override {
     const int r = p.stencil.radius;
     // Defaults that compile in seconds and fit the registers for any radius.
-    Params k{{"rx", 2}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 1}, {"bps", 1}, {"late", 1}};
+    Params k{{"rx", 2}, {"cy", std::max(4, r)}, {"wy", 4},
+             {"warps", 2}, {"tw", 1}, {"bps", 1}, {"late", wpipe_late_values(p).front()}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(
@@ -179,7 +180,7 @@ class Wpipe3d final : public Strategy {
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
   std::optional<Params> primary_of(const Problem& p, const DeviceProfile& d, const Params& k) const override {
-    return wpipe_primary_of(d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
+    return wpipe_primary_of(p, d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
   }
   Params step_params(const Params& k) const override {
     Params one = k;

@@ -5,6 +5,7 @@
 /// strip per lane, and a pass cost fitted on the H100 (docs/bench-2d.md, "The model fitted");
 /// and the shape of their rest pass.
 #include <optional>
+#include <vector>
 
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/spec/stencil.hpp"
@@ -63,9 +64,13 @@ namespace tbtune {
 /// the registers leave room, and it holds more: where they are tight it spilled or ran slower
 /// (docs/bench-2d.md and docs/bench-3d.md, "`late`"). So late 1 is the primary where the
 /// model's register estimate `estimated_regs` is at most kWpipeLateRegs of the cap per thread
-/// that `threads` x `bps` leave (regs_cap), late 0 elsewhere.
-[[nodiscard]] std::optional<Params> wpipe_primary_of(const DeviceProfile& d, const Params& k, int estimated_regs,
-                                                     int threads);
+/// that `threads` x `bps` leave (regs_cap), late 0 elsewhere. A stencil that is not affine is
+/// evaluated whole after the barrier either way, so its shapes are in the space once, late 0
+/// (wpipe_late_values), and have no variant.
+[[nodiscard]] std::optional<Params> wpipe_primary_of(const Problem& p, const DeviceProfile& d, const Params& k,
+                                                     int estimated_regs, int threads);
+/// The values of `late` in the space: 1 and 0, or 0 alone for a stencil that is not affine.
+[[nodiscard]] std::vector<int> wpipe_late_values(const Problem& p);
 
 /// The share of the register cap up to which late 1 is the primary. Run 53's shapes (H100,
 /// double) by estimate over cap: late 1 gained at 0.74-0.89 (j3d27pt 0.74 +3.9%; j2ds9pt 0.78,
