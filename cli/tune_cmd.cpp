@@ -65,8 +65,12 @@ std::string search_text(const SearchOptions& s) {
                      100 * s.within, SearchDefaults::per_strategy, s.max_candidates);
 }
 
-/// "12 of the 312 feasible candidates (3.8%)".
+/// "12 of the 312 feasible candidates (3.8%)". An exhaustive search also times the variants
+/// (Strategy::primary_of), which the feasible count leaves out: "all 312 feasible candidates
+/// and 280 variants of them".
 std::string selected_text(int selected, const SpaceSize& space) {
+  if (selected > space.feasible)
+    return fmt::format("all {} feasible candidates and {} variants of them", space.feasible, selected - space.feasible);
   return fmt::format("{} of the {} feasible candidates ({:.1f}%)", selected, space.feasible,
                      space.feasible > 0 ? 100.0 * selected / space.feasible : 0.0);
 }
@@ -76,7 +80,8 @@ void print_ranking(const std::vector<RankedCandidate>& ranked, const DeviceProfi
   for (const auto& c : ranked) {
     if (int(rows.size()) >= top) break;
     rows.push_back({c.strategy->name(), params_text(c.params), fixed(c.prediction.PP_gcells),
-                    bottleneck_name(c.prediction.bottleneck), c.prediction.fits ? "yes" : "no"});
+                    bottleneck_name(c.prediction.bottleneck),
+                    std::string(c.prediction.fits ? "yes" : "no") + (c.primary ? " (variant)" : "")});
   }
   fmt::print("{} candidates; the model's best {} for the {} profile:\n", ranked.size(), rows.size(),
              profile.name);
