@@ -423,6 +423,11 @@ TEST(Search, VariantsStandInForTheirPrimariesOnly) {
   for (std::size_t i = selected.size(); i < more.size(); ++i) EXPECT_FALSE(more[i].primary);
   o.mode = SearchMode::Exhaustive;
   EXPECT_EQ(int(select_candidates(ranked, o).size()), primaries + variants);
+  // Asked for by parameter, the variant is a candidate like any other.
+  const auto asked = rank_candidates(p, *builtin_profile("h100"), "wpipe2d", {{"rx", 13}, {"tw", 4}, {"late", 1}});
+  ASSERT_FALSE(asked.empty());
+  for (const auto& c : asked) EXPECT_FALSE(c.primary) << params_text(c.params);
+  EXPECT_FALSE(select_candidates(asked, SearchOptions{}).empty());
   // A stencil that is not affine is evaluated whole after the barrier either way: its shapes
   // are there once, late 0, with no variant, in 2D and in 3D.
   for (const char* spec : {"nonlinear.yaml", "nonlinear3d.yaml"}) {

@@ -63,7 +63,9 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
       RankedCandidate c;
       c.strategy = s.get();
       c.params = p;
-      c.primary = s->primary_of(problem, device, p);
+      // Asked for by parameter, a candidate stands in for none: both ways of a shape are chosen
+      // like any other (`--param late=0` times late 0 where it is the variant).
+      if (only_params.empty()) c.primary = s->primary_of(problem, device, p);
       c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
       if (!only_params.empty() && !c.prediction.fits) {
         ModelTerms exact = c.terms;

@@ -33,7 +33,8 @@ struct RankedCandidate {
 /// empty), best predicted PP first; candidates that do not fit on chip come last. With
 /// `only_params`, only the candidates that have each of those parameters at that value; they
 /// were asked for by name, so the model's register estimate does not rule them out (ptxas's
-/// count does, after compiling), while the exact limits (shared memory, threads) still do.
+/// count does, after compiling), while the exact limits (shared memory, threads) still do, and
+/// none of them is a variant (RankedCandidate::primary).
 /// Throws UsageError when `only_params` matches no candidate.
 [[nodiscard]] std::vector<RankedCandidate> rank_candidates(const Problem& problem,
                                                            const DeviceProfile& device,
