@@ -93,6 +93,7 @@ class Wpipe2d final : public Strategy {
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
+    const std::vector<int> lates = wpipe_late_values(p);
     const bool may_split = ring_loop_speed(int(p.stencil.points.size())) < kSplitBelow;
     // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
     // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
@@ -105,7 +106,7 @@ class Wpipe2d final : public Strategy {
           for (int rows : {1, 2})
             for (int bps : {1, 2})
               for (int split : {0, 1})
-                for (int late : wpipe_late_values(p)) {
+                for (int late : lates) {
                   if (split && !may_split) continue;
                   if (wpipe_strip_too_conflicted(p, rx)) continue;
                   if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;

@@ -125,13 +125,14 @@ class Wpipe3d final : public Strategy {
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
     const int r = p.stencil.radius;
+    const std::vector<int> lates = wpipe_late_values(p);
     for (int rx = 1; rx <= 6; ++rx)
       for (int cy = std::max(1, r); cy <= 12; ++cy)
         for (int wy : {1, 2, 4, 8})
           for (int warps = 1; warps <= 4; ++warps)
             for (int tw = 1; tw <= 4; ++tw)
               for (int bps : {1, 2})
-                for (int late : wpipe_late_values(p)) {
+                for (int late : lates) {
                   const Shape s{rx, cy, wy, warps, tw};
                   const int threads = warps * wy * 32, t = s.depth();
                   if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
