@@ -112,7 +112,8 @@ int run_model(const ModelArgs& a) {
                        {"P_gcells", c.prediction.P_gcells}, {"V", c.prediction.V},
                        {"PP_gcells", c.prediction.PP_gcells},
                        {"bottleneck", bottleneck_name(c.prediction.bottleneck)},
-                       {"smem_bytes", c.terms.smem_bytes}, {"fits", c.prediction.fits},
+                       {"smem_bytes", c.terms.smem_bytes}, {"regs_estimate", c.terms.regs_per_thread},
+                       {"fits", c.prediction.fits},
                        {"variant", c.primary.has_value()}});
     }
     nlohmann::json per_strategy = nlohmann::json::array();

@@ -442,5 +442,26 @@ TEST(Search, VariantsStandInForTheirPrimariesOnly) {
   }
 }
 
+// wpipe3d: a shape whose register estimate leaves ptxas no room (above 0.9 of the cap) keeps
+// 0.9 of its share, so on FastStencil's j3d27pt domain rx 3, cy 7 (estimated 225 of 255) ranks
+// above cy 8 (252), which the share alone favours and which ran 7% slower on the H100.
+TEST(Search, TightWpipe3dShapesKeepLessOfTheirShare) {
+  Problem p = make_problem(load_spec(test::source_dir() + "/configs/j3d27pt.yaml"));
+  p.domain = {540, 220, 2560};
+  const DeviceProfile d = *builtin_profile("h100");
+  const auto& wpipe3d = *find_strategy("wpipe3d");
+  const Params roomy{{"rx", 3}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 1}, {"bps", 1}, {"late", 1}};
+  Params tight = roomy;
+  tight["cy"] = 8;
+  tight["late"] = 0;
+  const ModelTerms t = wpipe3d.model_terms(p, tight, d), r = wpipe3d.model_terms(p, roomy, d);
+  ASSERT_EQ(t.regs_per_thread, 252);
+  ASSERT_EQ(r.regs_per_thread, 225);
+  // cy 8's tile has the larger valid share (28 of 32 rows against 24 of 28) but keeps 0.9 of it.
+  EXPECT_LT(t.valid, r.valid);
+  EXPECT_NEAR(t.valid / r.valid, 0.9 * (28.0 / 32) / (24.0 / 28), 0.02);
+  EXPECT_GT(predict_candidate(wpipe3d, p, roomy, d).PP_gcells, predict_candidate(wpipe3d, p, tight, d).PP_gcells);
+}
+
 }  // namespace
 }  // namespace tbtune

@@ -237,6 +237,8 @@ class Wpipe3d final : public Strategy {
     m.threads = s.warps * s.wy * 32;
     m.blocks_per_sm = k.at("bps");
     m.regs_per_thread = estimated_regs(p, s);
+    // A shape that leaves ptxas no room runs below its share (kWpipe3dTightShare).
+    if (!wpipe_regs_roomy(d, m.regs_per_thread, m.threads, m.blocks_per_sm)) m.valid *= kWpipe3dTightShare;
     m.ilp = s.rx * s.cy;
     return m;
   }

@@ -51,6 +51,10 @@ int regs_cap(const DeviceProfile& d, int threads, int bps) {
   return int(std::min(255L, per_thread));
 }
 
+bool wpipe_regs_roomy(const DeviceProfile& d, int estimated_regs, int threads, int bps) {
+  return estimated_regs <= kWpipeLateRegs * regs_cap(d, threads, bps);
+}
+
 std::vector<int> wpipe_late_values(const Problem& p) {
   if (p.stencil.linear) return {1, 0};
   return {0};
@@ -59,7 +63,7 @@ std::vector<int> wpipe_late_values(const Problem& p) {
 std::optional<Params> wpipe_primary_of(const Problem& p, const DeviceProfile& d, const Params& k, int estimated_regs,
                                        int threads) {
   if (!k.count("late") || !p.stencil.linear) return std::nullopt;
-  const int late = estimated_regs <= kWpipeLateRegs * regs_cap(d, threads, k.at("bps")) ? 1 : 0;
+  const int late = wpipe_regs_roomy(d, estimated_regs, threads, k.at("bps")) ? 1 : 0;
   if (k.at("late") == late) return std::nullopt;
   Params primary = k;
   primary["late"] = late;

@@ -79,6 +79,19 @@ namespace tbtune {
 /// poisson at cy 8, 0.99: 1-9% slower).
 inline constexpr double kWpipeLateRegs = 0.9;
 
+/// Whether the model's register estimate leaves ptxas room: at most kWpipeLateRegs of the cap
+/// per thread that `threads` x `bps` leave. Above it the kernels that compile hold 240-255
+/// registers and schedule worse (late 1 loses, and in 3D the shape itself runs slower).
+[[nodiscard]] bool wpipe_regs_roomy(const DeviceProfile& d, int estimated_regs, int threads, int bps);
+
+/// wpipe3d's share for a shape whose estimate leaves no room (wpipe_regs_roomy false). In the 3D
+/// double trials of docs/data/v19-tunes.csv and v20-tunes.csv (H100, FastStencil's domains and
+/// j3d17pt's own), in each of the five configs the best of those shapes ran 1.6-15% below the
+/// best roomy shape, which the model had ranked under it (j3d7pt cy 8 464 against cy 7 472, j3d17pt 251 against
+/// 256, poisson 249 against 267, j3d27pt 246 against 265, j3d13pt 200 against 235). 2D shows no
+/// such step (FastStencil's j2d5pt shape and the j2d49pt winner are tight), so wpipe2d has none.
+inline constexpr double kWpipe3dTightShare = 0.9;
+
 /// The registers a thread may hold with `threads` x `bps` threads per SM: the register file
 /// shared out in steps of 8, at most 255.
 [[nodiscard]] int regs_cap(const DeviceProfile& d, int threads, int bps);
