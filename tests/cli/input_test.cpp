@@ -177,6 +177,14 @@ TEST(CliInput, ModelProfileFlag) {
   expect_one_line_error(run({"model", config("j2d5pt"), "--profile", "v100"}), "--profile 'v100'");
 }
 
+// model --json gives each candidate's register estimate (wpipe3d's rule in estimated_regs).
+TEST(CliInput, ModelJsonGivesTheRegisterEstimate) {
+  const Outcome o = run({"model", config("j3d27pt"), "--strategy", "wpipe3d", "--param", "rx=3", "--param", "cy=8",
+                         "--param", "wy=4", "--param", "warps=2", "--param", "tw=1", "--json"});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"regs_estimate\": 252"), std::string::npos) << o.out;
+}
+
 TEST(CliInput, FolderAsCache) {
   const std::string dir = ::testing::TempDir() + "cli_input_dir_" + std::to_string(getpid());
   fs::create_directories(dir);
