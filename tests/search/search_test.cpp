@@ -76,19 +76,20 @@ TEST(Search, ModelIsCappedByMaxCandidates) {
 
 // The model's error differs between strategies, so a model search also times the best few
 // (per_strategy) of each strategy that blocks in time and the best of a one-step one (stream),
-// if predicted at least half the best; the stand-ins are the candidates not selected of the
+// if predicted at least 0.4 of the best; the stand-ins are the candidates not selected of the
 // strategies selected, in rank order, a number of places for each selected one.
 TEST(Search, ModelTopsUpEachStrategyAboveTheFloor) {
   ASSERT_EQ(SearchDefaults::per_strategy, 4);
+  ASSERT_EQ(SearchDefaults::strategy_floor, 0.4);
   const std::vector<RankedCandidate> ranked = {
       make("cmq2d", 0, 100),   make("cmq2d", 1, 99),   make("cmq2d", 2, 98),    make("cmq2d", 3, 97),
       make("cmq2d", 4, 96),    make("stream", 5, 60),  make("wpipe2d", 6, 59),  make("stream", 7, 58),
-      make("wpipe2d", 8, 57),  make("wpipe2d", 9, 40), make("cmq2d", 10, 30)};
+      make("wpipe2d", 8, 57),  make("wpipe2d", 9, 35), make("cmq2d", 10, 30)};
   SearchOptions o;
   o.top = 2;
   o.within = 0;
   const auto chosen = select_candidates(ranked, o);
-  // cmq2d topped up to 4, stream's best alone, wpipe2d's two above 50 (its 40 is below).
+  // cmq2d topped up to 4, stream's best alone, wpipe2d's two above 40 (its 35 is below).
   EXPECT_EQ(ids(chosen), (std::vector<int>{0, 1, 2, 3, 5, 6, 8}));
   // Four cmq2d places (4 and 10, skipping the others'), one stream place (7), two wpipe2d
   // places (9, then none left).
