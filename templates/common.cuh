@@ -64,12 +64,55 @@ __device__ __forceinline__ void tb_copy_async(unsigned a, const real* src, bool 
                "r"(inside ? int(sizeof(real)) : 0)
                : "memory");
 }
+// Whether a lane's strip of N contiguous float cells goes two cells per 8-byte shared access:
+// where N is even (the wpipe strategies' strips then start 8-byte aligned: every row is 32 x N
+// cells and each lane's strip N cells on). That halves the instructions and, where the lanes'
+// strips are 4 x an odd number of bytes apart, the bank wavefronts too.
+template <int N>
+__host__ __device__ constexpr bool tb_strip_pairs() { return sizeof(real) == 4 && N % 2 == 0; }
+
+// A lane's strip of N contiguous cells from shared address a, paired where tb_strip_pairs.
+template <int N>
+__device__ __forceinline__ void tb_shared_load_strip(unsigned a, real (&v)[N]) {
+  if constexpr (tb_strip_pairs<N>()) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2)
+      asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v[i]), "=f"(v[i + 1]) : "r"(a + i * 4u) : "memory");
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) tb_shared_load(a + i * kTbCellBytes, v[i]);
+  }
+}
+template <int N>
+__device__ __forceinline__ void tb_shared_store_strip(unsigned a, const real (&v)[N]) {
+  if constexpr (tb_strip_pairs<N>()) {
+#pragma unroll
+    for (int i = 0; i < N; i += 2)
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(a + i * 4u), "f"(v[i]), "f"(v[i + 1]) : "memory");
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) tb_shared_store(a + i * kTbCellBytes, v[i]);
+  }
+}
 #else  // the CPU emulator (scripts/emulate/shim.hpp): offsets into the block's shared memory
 inline unsigned tb_shared_addr(const void* p) { return unsigned(static_cast<const unsigned char*>(p) - tb_block_smem); }
 inline real tb_shared_load(unsigned a) { return *reinterpret_cast<const real*>(tb_block_smem + a); }
 inline void tb_shared_store(unsigned a, real v) { *reinterpret_cast<real*>(tb_block_smem + a) = v; }
 inline void tb_copy_async(unsigned a, const real* src, bool inside) {
   __pipeline_memcpy_async(tb_block_smem + a, src, sizeof(real), inside ? 0 : sizeof(real));
+}
+// The strips cell by cell; a paired float access must be 8-byte aligned, which is checked here.
+template <int N>
+constexpr bool tb_strip_pairs() { return sizeof(real) == 4 && N % 2 == 0; }
+template <int N>
+inline void tb_shared_load_strip(unsigned a, real (&v)[N]) {
+  if (tb_strip_pairs<N>() && a % 8 != 0) __builtin_trap();
+  for (int i = 0; i < N; ++i) v[i] = tb_shared_load(a + i * kTbCellBytes);
+}
+template <int N>
+inline void tb_shared_store_strip(unsigned a, const real (&v)[N]) {
+  if (tb_strip_pairs<N>() && a % 8 != 0) __builtin_trap();
+  for (int i = 0; i < N; ++i) tb_shared_store(a + i * kTbCellBytes, v[i]);
 }
 #endif
 

@@ -228,17 +228,13 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   const unsigned group = tb_shared_addr(b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS) + lane * RX);
   real x[WP_G][RX];
 #pragma unroll
-  for (int g = 0; g < WP_G; ++g)
-#pragma unroll
-    for (int i = 0; i < RX; ++i) x[g][i] = tb_shared_load(group + (g * WP_COLS + i) * kTbCellBytes);
+  for (int g = 0; g < WP_G; ++g) tb_shared_load_strip(group + g * WP_COLS * kTbCellBytes, x[g]);
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
   for (int j = 0; j < TW; ++j) wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
 #pragma unroll
-  for (int g = 0; g < WP_G; ++g)
-#pragma unroll
-    for (int i = 0; i < RX; ++i) tb_shared_store(group + (g * WP_COLS + i) * kTbCellBytes, x[g][i]);
+  for (int g = 0; g < WP_G; ++g) tb_shared_store_strip(group + g * WP_COLS * kTbCellBytes, x[g]);
 }
 
 template <int W, int TW, int PH, int RING>

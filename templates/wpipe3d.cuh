@@ -202,23 +202,37 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
     constexpr unsigned B = kTbCellBytes;
     const unsigned area = tb_shared_addr(b.xch + (b.stage * (TW - 1) + j) * TB_WY * EDGE + b.lane * RX);
     const unsigned mine = area + b.yw * EDGE * B;
+    // Paired strips row by row; otherwise the two rows cell by cell, interleaved: each order is
+    // the one that was timed (docs/bench-3d.md, "Float strips").
 #pragma unroll
-    for (int r = 0; r < R; ++r)
+    for (int r = 0; r < R; ++r) {
+      if constexpr (tb_strip_pairs<RX>()) {
+        tb_shared_store_strip(mine + r * W3_COLS * B, v[r]);
+        tb_shared_store_strip(mine + (R + r) * W3_COLS * B, v[CY - R + r]);
+      } else {
 #pragma unroll
-      for (int i = 0; i < RX; ++i) {
-        tb_shared_store(mine + (r * W3_COLS + i) * B, v[r][i]);
-        tb_shared_store(mine + ((R + r) * W3_COLS + i) * B, v[CY - R + r][i]);
+        for (int i = 0; i < RX; ++i) {
+          tb_shared_store(mine + (r * W3_COLS + i) * B, v[r][i]);
+          tb_shared_store(mine + ((R + r) * W3_COLS + i) * B, v[CY - R + r][i]);
+        }
       }
+    }
     w3_stage_sync(b.stage);
     const unsigned above = area + max(b.yw - 1, 0) * EDGE * B;
     const unsigned below = area + min(b.yw + 1, TB_WY - 1) * EDGE * B;
 #pragma unroll
-    for (int r = 0; r < R; ++r)
+    for (int r = 0; r < R; ++r) {
+      if constexpr (tb_strip_pairs<RX>()) {
+        tb_shared_load_strip(above + (R + r) * W3_COLS * B, x[r]);
+        tb_shared_load_strip(below + r * W3_COLS * B, x[CY + R + r]);
+      } else {
 #pragma unroll
-      for (int i = 0; i < RX; ++i) {
-        x[r][i] = tb_shared_load(above + ((R + r) * W3_COLS + i) * B);
-        x[CY + R + r][i] = tb_shared_load(below + (r * W3_COLS + i) * B);
+        for (int i = 0; i < RX; ++i) {
+          x[r][i] = tb_shared_load(above + ((R + r) * W3_COLS + i) * B);
+          x[CY + R + r][i] = tb_shared_load(below + (r * W3_COLS + i) * B);
+        }
       }
+    }
   } else {
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -310,9 +324,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   const unsigned plane = b.mine + w3_wrap<W>(w3_wrap<W>(slot0 + b.back) + PH % N) * (W3_PLANE * kTbCellBytes);
   real x[W3_IN][RX], v[CY][RX];
 #pragma unroll
-  for (int r = 0; r < W3_IN; ++r)
-#pragma unroll
-    for (int i = 0; i < RX; ++i) x[r][i] = tb_shared_load(plane + (r * W3_COLS + i) * kTbCellBytes);
+  for (int r = 0; r < W3_IN; ++r) tb_shared_load_strip(plane + r * W3_COLS * kTbCellBytes, x[r]);
   // Level j of this stage is level stage*TW + j + 1 of the pass, R planes behind the one below.
   const int o = b.zs + (k - b.stage) - (b.stage * TW + 1) * R;
 #pragma unroll
@@ -324,9 +336,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   // exchange barrier between, so one here.
   if constexpr (TW == 1 && TB_WY > 1) w3_stage_sync(b.stage);
 #pragma unroll
-  for (int c = 0; c < CY; ++c)
-#pragma unroll
-    for (int i = 0; i < RX; ++i) tb_shared_store(plane + ((c + R) * W3_COLS + i) * kTbCellBytes, v[c][i]);
+  for (int c = 0; c < CY; ++c) tb_shared_store_strip(plane + (c + R) * W3_COLS * kTbCellBytes, v[c]);
 }
 
 template <int W, int TW, int PH, bool RING, bool PLANES>
