@@ -24,10 +24,10 @@ struct SearchDefaults {
   /// the selection holds fewer of its candidates, for the strategies whose best is predicted at
   /// least `strategy_floor` x the best: the model's error differs between strategies, and
   /// within one its ranking is looser than 3%. The floor is below half: in float the model
-  /// put smtile3d's best for j3d13pt at 585 GCells/s and wpipe3d's at 290 (H100), where
-  /// smtile3d's ran 320 and wpipe3d's 487 (docs/bench-3d.md, "Tight registers"); at 0.4 the
-  /// default tunes of the ten configs on FastStencil's domains time at most one more candidate
-  /// each, and float j3d13pt four (wpipe3d's).
+  /// put smtile3d's best for j3d13pt at 585 GCells/s and wpipe3d's under half of it (H100),
+  /// where smtile3d's ran 320 and, at 0.4, wpipe3d's 495 (docs/bench-3d.md, "Float strips").
+  /// With the built-in H100 profile, 0.4 adds at most one candidate to the default selection
+  /// of each config on FastStencil's domains, float or double, and four to float j3d13pt's.
   static constexpr int per_strategy = 4;
   static constexpr double strategy_floor = 0.4;
 };

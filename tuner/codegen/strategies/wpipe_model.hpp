@@ -87,9 +87,11 @@ inline constexpr double kWpipeLateRegs = 0.9;
 /// wpipe3d's share for a shape whose estimate leaves no room (wpipe_regs_roomy false). In the 3D
 /// double trials of docs/data/v19-tunes.csv and v20-tunes.csv (H100, FastStencil's domains and
 /// j3d17pt's own), in each of the five configs the best of those shapes ran 1.6-15% below the
-/// best roomy shape, which the model had ranked under it (j3d7pt cy 8 464 against cy 7 472, j3d17pt 251 against
-/// 256, poisson 249 against 267, j3d27pt 246 against 265, j3d13pt 200 against 235). 2D shows no
-/// such step (FastStencil's j2d5pt shape and the j2d49pt winner are tight), so wpipe2d has none.
+/// best roomy shape, which the model had ranked under it (j3d7pt cy 8 464 against cy 7 472,
+/// j3d17pt 251 against 256, poisson 249 against 267, j3d27pt 246 against 265, j3d13pt 200
+/// against 235). With it j3d27pt's default tune went from 245 to 260 (docs/bench-3d.md, "Tight
+/// registers"). 2D shows no such step (FastStencil's j2d5pt shape and the j2d49pt winner are
+/// tight), so wpipe2d has none.
 inline constexpr double kWpipe3dTightShare = 0.9;
 
 /// The registers a thread may hold with `threads` x `bps` threads per SM: the register file
