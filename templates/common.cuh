@@ -64,31 +64,40 @@ __device__ __forceinline__ void tb_copy_async(unsigned a, const real* src, bool 
                "r"(inside ? int(sizeof(real)) : 0)
                : "memory");
 }
-// Whether a lane's strip of N contiguous float cells goes two cells per 8-byte shared access:
-// where N is even (the wpipe strategies' strips then start 8-byte aligned: every row is 32 x N
-// cells and each lane's strip N cells on). That halves the instructions and, where the lanes'
-// strips are 4 x an odd number of bytes apart, the bank wavefronts too.
-template <int N>
-__host__ __device__ constexpr bool tb_strip_pairs() { return sizeof(real) == 4 && N % 2 == 0; }
-
-// A lane's strip of N contiguous cells from shared address a, paired where tb_strip_pairs.
-template <int N>
+// A pair of cells in one shared access: 8 bytes for float, 16 for double.
+__device__ __forceinline__ void tb_shared_load_pair(unsigned a, float& v0, float& v1) {
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v0), "=f"(v1) : "r"(a) : "memory");
+}
+__device__ __forceinline__ void tb_shared_load_pair(unsigned a, double& v0, double& v1) {
+  asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(v0), "=d"(v1) : "r"(a) : "memory");
+}
+__device__ __forceinline__ void tb_shared_store_pair(unsigned a, float v0, float v1) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(a), "f"(v0), "f"(v1) : "memory");
+}
+__device__ __forceinline__ void tb_shared_store_pair(unsigned a, double v0, double v1) {
+  asm volatile("st.shared.v2.f64 [%0], {%1, %2};" ::"r"(a), "d"(v0), "d"(v1) : "memory");
+}
+// A lane's strip of N contiguous cells between registers and shared address a; with PAIRS and
+// an even N two cells per access (the wpipe strategies' strips then start aligned to a pair:
+// every row is 32 x N cells and each lane's strip N cells on). That halves the instructions
+// and, since the banks serve a pair access by quarter (double) or half (float) warps, halves
+// the bank conflicts of strips twice an odd number long (tuner's wpipe_bank_conflicts). Each
+// strategy says where it pairs: where it was measured to pay.
+template <bool PAIRS, int N>
 __device__ __forceinline__ void tb_shared_load_strip(unsigned a, real (&v)[N]) {
-  if constexpr (tb_strip_pairs<N>()) {
+  if constexpr (PAIRS && N % 2 == 0) {
 #pragma unroll
-    for (int i = 0; i < N; i += 2)
-      asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v[i]), "=f"(v[i + 1]) : "r"(a + i * 4u) : "memory");
+    for (int i = 0; i < N; i += 2) tb_shared_load_pair(a + i * kTbCellBytes, v[i], v[i + 1]);
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) tb_shared_load(a + i * kTbCellBytes, v[i]);
   }
 }
-template <int N>
+template <bool PAIRS, int N>
 __device__ __forceinline__ void tb_shared_store_strip(unsigned a, const real (&v)[N]) {
-  if constexpr (tb_strip_pairs<N>()) {
+  if constexpr (PAIRS && N % 2 == 0) {
 #pragma unroll
-    for (int i = 0; i < N; i += 2)
-      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(a + i * 4u), "f"(v[i]), "f"(v[i + 1]) : "memory");
+    for (int i = 0; i < N; i += 2) tb_shared_store_pair(a + i * kTbCellBytes, v[i], v[i + 1]);
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) tb_shared_store(a + i * kTbCellBytes, v[i]);
@@ -101,17 +110,15 @@ inline void tb_shared_store(unsigned a, real v) { *reinterpret_cast<real*>(tb_bl
 inline void tb_copy_async(unsigned a, const real* src, bool inside) {
   __pipeline_memcpy_async(tb_block_smem + a, src, sizeof(real), inside ? 0 : sizeof(real));
 }
-// The strips cell by cell; a paired float access must be 8-byte aligned, which is checked here.
-template <int N>
-constexpr bool tb_strip_pairs() { return sizeof(real) == 4 && N % 2 == 0; }
-template <int N>
+// The strips cell by cell; a paired access must be aligned to the pair, which is checked here.
+template <bool PAIRS, int N>
 inline void tb_shared_load_strip(unsigned a, real (&v)[N]) {
-  if (tb_strip_pairs<N>() && a % 8 != 0) __builtin_trap();
+  if (PAIRS && N % 2 == 0 && a % (2 * sizeof(real)) != 0) __builtin_trap();
   for (int i = 0; i < N; ++i) v[i] = tb_shared_load(a + i * kTbCellBytes);
 }
-template <int N>
+template <bool PAIRS, int N>
 inline void tb_shared_store_strip(unsigned a, const real (&v)[N]) {
-  if (tb_strip_pairs<N>() && a % 8 != 0) __builtin_trap();
+  if (PAIRS && N % 2 == 0 && a % (2 * sizeof(real)) != 0) __builtin_trap();
   for (int i = 0; i < N; ++i) tb_shared_store(a + i * kTbCellBytes, v[i]);
 }
 #endif

@@ -44,6 +44,9 @@
 // timing executable sizes the pass's grid with it, as the tuner does: wpipe2d_grid).
 
 #define WP_COLS (32 * TB_RX)
+// Float strips of even length move between registers and the ring in pairs (tb_shared_load_strip);
+// double ones cell by cell: in pairs they ran 2% slower (j2d9pt rx 14, H200, docs/bench-2d.md).
+constexpr bool WP_PAIRS = sizeof(real) == 4;
 #define WP_G TB_ROWS                          // rows per iteration
 #define WP_WIN (2 * TB_RADIUS + WP_G)          // window rows per level
 
@@ -228,13 +231,13 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   const unsigned group = tb_shared_addr(b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS) + lane * RX);
   real x[WP_G][RX];
 #pragma unroll
-  for (int g = 0; g < WP_G; ++g) tb_shared_load_strip(group + g * WP_COLS * kTbCellBytes, x[g]);
+  for (int g = 0; g < WP_G; ++g) tb_shared_load_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
   for (int j = 0; j < TW; ++j) wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
 #pragma unroll
-  for (int g = 0; g < WP_G; ++g) tb_shared_store_strip(group + g * WP_COLS * kTbCellBytes, x[g]);
+  for (int g = 0; g < WP_G; ++g) tb_shared_store_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);
 }
 
 template <int W, int TW, int PH, int RING>

@@ -202,13 +202,13 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
     constexpr unsigned B = kTbCellBytes;
     const unsigned area = tb_shared_addr(b.xch + (b.stage * (TW - 1) + j) * TB_WY * EDGE + b.lane * RX);
     const unsigned mine = area + b.yw * EDGE * B;
-    // Paired strips row by row; otherwise the two rows cell by cell, interleaved: each order is
-    // the one that was timed (docs/bench-3d.md, "Float strips").
+    // Paired strips row by row; odd ones the two rows cell by cell, interleaved: each order is
+    // the one that was timed (docs/bench-3d.md, "Double strips in pairs").
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      if constexpr (tb_strip_pairs<RX>()) {
-        tb_shared_store_strip(mine + r * W3_COLS * B, v[r]);
-        tb_shared_store_strip(mine + (R + r) * W3_COLS * B, v[CY - R + r]);
+      if constexpr (RX % 2 == 0) {
+        tb_shared_store_strip<true>(mine + r * W3_COLS * B, v[r]);
+        tb_shared_store_strip<true>(mine + (R + r) * W3_COLS * B, v[CY - R + r]);
       } else {
 #pragma unroll
         for (int i = 0; i < RX; ++i) {
@@ -222,9 +222,9 @@ __device__ __forceinline__ void w3_exchange(const W3Block& b, int j, const real 
     const unsigned below = area + min(b.yw + 1, TB_WY - 1) * EDGE * B;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-      if constexpr (tb_strip_pairs<RX>()) {
-        tb_shared_load_strip(above + (R + r) * W3_COLS * B, x[r]);
-        tb_shared_load_strip(below + r * W3_COLS * B, x[CY + R + r]);
+      if constexpr (RX % 2 == 0) {
+        tb_shared_load_strip<true>(above + (R + r) * W3_COLS * B, x[r]);
+        tb_shared_load_strip<true>(below + r * W3_COLS * B, x[CY + R + r]);
       } else {
 #pragma unroll
         for (int i = 0; i < RX; ++i) {
@@ -324,7 +324,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   const unsigned plane = b.mine + w3_wrap<W>(w3_wrap<W>(slot0 + b.back) + PH % N) * (W3_PLANE * kTbCellBytes);
   real x[W3_IN][RX], v[CY][RX];
 #pragma unroll
-  for (int r = 0; r < W3_IN; ++r) tb_shared_load_strip(plane + r * W3_COLS * kTbCellBytes, x[r]);
+  for (int r = 0; r < W3_IN; ++r) tb_shared_load_strip<true>(plane + r * W3_COLS * kTbCellBytes, x[r]);
   // Level j of this stage is level stage*TW + j + 1 of the pass, R planes behind the one below.
   const int o = b.zs + (k - b.stage) - (b.stage * TW + 1) * R;
 #pragma unroll
@@ -336,7 +336,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   // exchange barrier between, so one here.
   if constexpr (TW == 1 && TB_WY > 1) w3_stage_sync(b.stage);
 #pragma unroll
-  for (int c = 0; c < CY; ++c) tb_shared_store_strip(plane + (c + R) * W3_COLS * kTbCellBytes, v[c]);
+  for (int c = 0; c < CY; ++c) tb_shared_store_strip<true>(plane + (c + R) * W3_COLS * kTbCellBytes, v[c]);
 }
 
 template <int W, int TW, int PH, bool RING, bool PLANES>

@@ -235,8 +235,8 @@ TEST(Codegen, PartialLastTileCostsAWholeOne) {
 }
 
 // Strips whose ring accesses the banks serialise more than 32 bytes deep are not in the space:
-// double rx 8, 16 and 24 (8 and 16 ways), float rx 16 (16 ways); float rx 8 and 24 (8 ways of 4
-// bytes) and double rx 12 (4 ways) stay.
+// double rx 8, 16 and 24 (8 and 16 ways of 8 bytes), float rx 16 (paired: 8 ways of 8 bytes);
+// float rx 8 and 24 (paired: 4 ways) and double rx 12 (4 ways of 8 bytes) stay.
 TEST(Codegen, Wpipe2dSpaceLeavesOutDeeplyConflictedStrips) {
   const auto widths = [](const std::string& dtype) {
     const Problem p = problem_from("name: s\ndims: 2\ndtype: " + dtype +

@@ -10,7 +10,8 @@
 # and double. A pass is two kernels: tb_full for the tiles that reach no ring cell, tb_edge for
 # the frame of the others; the 150 x 90 case has 4 x 13 of the first and 38 of the second, the
 # 48 x 45 case none of the first. The held planes' terms are summed late (after the barrier
-# but the oldest plane's) except in the j3d27pt case (late=0: all before it).
+# but the oldest plane's) except in the j3d27pt case (late=0: all before it). Strips of 2 cells
+# (float j3d27pt, double poisson and the 66 x 41 j3d7pt case, with the exchange) move in pairs.
 # Usage: wpipe3d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,6 +23,7 @@ run 3 "$root/configs/j3d7pt.yaml" double 70 37 29 7 rx=1 cy=4 wy=2 warps=3 tw=1
 run 2 "$root/configs/j3d27pt.yaml" float 45 41 19 5 rx=2 cy=3 wy=4 warps=2 tw=2 late=0
 run 1 "$root/configs/j3d13pt.yaml" double 53 33 17 5 rx=1 cy=3 wy=4 warps=1 tw=2
 run 2 "$root/configs/poisson.yaml" double 71 30 21 4 rx=2 cy=4 wy=1 warps=2 tw=1
+run 2 "$root/configs/j3d7pt.yaml" double 66 41 19 5 rx=2 cy=4 wy=2 warps=2 tw=2
 run 1 "$root/configs/j3d17pt.yaml" double 40 36 18 5 rx=1 cy=4 wy=3 warps=2 tw=1
 run 1 "$root/tests/specs/good/nonlinear3d.yaml" float 40 30 16 3 rx=1 cy=2 wy=4 warps=1 tw=1
 run 1 "$root/tests/specs/good/box3d_r4.yaml" double 48 45 20 3 rx=1 cy=4 wy=3 warps=1 tw=1

@@ -245,7 +245,7 @@ std::vector<Params> points_for(const std::string& strategy) {
   if (strategy == "wpipe3d")
     // Depths 6, 4, 2, 3 and 4 leave remainders of 5, 3, 1, 2 and 3 steps of the 11; the tiles
     // overhang the 97 x 71 domain in x and y; 3 levels per stage swap y halos twice per plane,
-    // one warp along y swaps none, bps 2 runs two blocks per SM, an even rx has bank conflicts.
+    // one warp along y swaps none, bps 2 runs two blocks per SM, an even rx moves cells in pairs.
     // A point whose tile has no valid cells at a stencil's radius is skipped (complete throws);
     // the last is the one that fits radius 4. Late 1 by default, late 0 at two points.
     return {{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}},

@@ -108,7 +108,7 @@ class Wpipe2d final : public Strategy {
               for (int split : {0, 1})
                 for (int late : lates) {
                   if (split && !may_split) continue;
-                  if (wpipe_strip_too_conflicted(p, rx)) continue;
+                  if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
                   if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
                   if (!fits_domain(p, rx)) continue;
                   if (warps * 32 * bps > d.max_threads_per_sm) continue;
@@ -200,7 +200,7 @@ class Wpipe2d final : public Strategy {
     // tw steps, lane l at cell l x rx, which the banks serialise (wpipe_conflict_cost); the
     // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
     // halo cells its rows need (wpipe_shuffles_per_cell), a word at a time.
-    m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx) + 2.0 / t + wpipe_shuffles_per_cell(p, rx) * words;
+    m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + wpipe_shuffles_per_cell(p, rx) * words;
     // One multiply-add per point (2 flops of the FP pipe's rate), and the pass's own cost
     // spread over its t steps.
     m.a_cmp = 2.0 * double(p.stencil.points.size()) + wpipe_pass_flops(p) / t;

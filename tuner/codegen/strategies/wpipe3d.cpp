@@ -139,7 +139,7 @@ class Wpipe3d final : public Strategy {
                   // At least half of a tile's columns and rows valid: below that the overlap costs
                   // more than the depth saves.
                   if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
-                  if (wpipe_strip_too_conflicted(p, rx)) continue;  // none at rx <= 6 today
+                  if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 3))) continue;  // none at rx <= 6 today
                   if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
                   if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
                   if (body_size(p, s) > kMaxBody) continue;
@@ -215,7 +215,7 @@ class Wpipe3d final : public Strategy {
     // halos and writes its own rows back once per tw steps (a strip per lane, which the banks
     // may serialise); between its levels each warp writes and reads 2R halo rows per cy rows;
     // the ring is filled and emptied once per pass; and each level shuffles its x halos.
-    const double ring = (1.0 + double(s.cy + 2 * r) / s.cy) * wpipe_conflict_cost(p, s.rx);
+    const double ring = (1.0 + double(s.cy + 2 * r) / s.cy) * wpipe_conflict_cost(p, s.rx, wpipe_pairs(p, 3));
     const double exchange = s.wy > 1 ? 4.0 * r / s.cy : 0.0;
     m.a_sm = ring / s.tw + exchange * (s.tw - 1) / s.tw + 2.0 / t + wpipe_shuffles_per_cell(p, s.rx) * words;
     // The FP pipe: a multiply-add per point, and the pass's own cost spread over its t steps.

@@ -8,12 +8,23 @@
 
 namespace tbtune {
 
-int wpipe_bank_conflicts(const Problem& p, int rx) { return std::gcd(rx, p.dtype == DType::Double ? 16 : 32); }
+bool wpipe_pairs(const Problem& p, int dims) { return dims == 3 || p.dtype == DType::Float; }
 
-double wpipe_conflict_cost(const Problem& p, int rx) { return 1.0 + (wpipe_bank_conflicts(p, rx) - 1) / 4.0; }
+namespace {
+int access_bytes(const Problem& p, int rx, bool pairs) { return (pairs && rx % 2 == 0 ? 2 : 1) * dtype_bytes(p.dtype); }
+}  // namespace
 
-bool wpipe_strip_too_conflicted(const Problem& p, int rx) {
-  return wpipe_bank_conflicts(p, rx) * dtype_bytes(p.dtype) > 32;
+int wpipe_bank_conflicts(const Problem& p, int rx, bool pairs) {
+  const int access = access_bytes(p, rx, pairs);
+  return std::gcd(rx * dtype_bytes(p.dtype) / access, 128 / access);
+}
+
+double wpipe_conflict_cost(const Problem& p, int rx, bool pairs) {
+  return 1.0 + (wpipe_bank_conflicts(p, rx, pairs) - 1) / 4.0;
+}
+
+bool wpipe_strip_too_conflicted(const Problem& p, int rx, bool pairs) {
+  return wpipe_bank_conflicts(p, rx, pairs) * access_bytes(p, rx, pairs) > 32;
 }
 
 double wpipe_shuffles_per_cell(const Problem& p, int rx) {

@@ -12,29 +12,41 @@
 
 namespace tbtune {
 
+/// Whether a strategy's strips of even length move two cells per shared access
+/// (templates/common.cuh, tb_shared_load_strip): wpipe3d's always, wpipe2d's in float only.
+[[nodiscard]] bool wpipe_pairs(const Problem& p, int dims);
+
 /// How many ways the shared-memory banks serialise a warp's ring loads and stores: lane l
-/// reads the rx cells from l x rx, one cell per instruction. The banks serve 128 bytes per
-/// wavefront, 32 lanes of 4 bytes or 16 of 8, so lanes whose addresses differ by a multiple of
-/// 128 bytes collide: gcd(rx, 32) ways for float, gcd(rx, 16) for double. An odd rx has none.
-[[nodiscard]] int wpipe_bank_conflicts(const Problem& p, int rx);
+/// reads the rx cells from l x rx, one cell per instruction, or two where rx is even and the
+/// strategy pairs (wpipe_pairs). The banks serve 128 bytes per wavefront: a warp's accesses of
+/// 4 bytes at once, of 8 bytes by half warps, of 16 by quarter warps; lanes of one such part
+/// whose addresses differ by a multiple of 128 bytes collide. So an odd rx has no conflict, an
+/// even one gcd(rx, 32) ways for float, gcd(rx, 16) for double, and paired gcd(rx / 2, 16) and
+/// gcd(rx / 2, 8).
+[[nodiscard]] int wpipe_bank_conflicts(const Problem& p, int rx, bool pairs);
 
 /// What those conflicts cost, in ring accesses: a quarter of an access per extra way. The ring
-/// is not what bounds the loop, so only deep conflicts show: on the H100 rx 10 (2 ways) ran
-/// within 3% of rx 11, rx 12 (4 ways) about 10% below, rx 8 (8 ways) 15-35% and rx 16 (16
-/// ways) 35-70% below; charging every way in full ranked even strips at half their speed.
-[[nodiscard]] double wpipe_conflict_cost(const Problem& p, int rx);
+/// is not what bounds the loop, so only deep conflicts show: on the H100, with one double cell
+/// per access, rx 10 (2 ways) ran within 3% of rx 11, rx 12 (4 ways) about 10% below, rx 8
+/// (8 ways) 15-35% and rx 16 (16 ways) 35-70% below; charging every way in full ranked even
+/// strips at half their speed.
+[[nodiscard]] double wpipe_conflict_cost(const Problem& p, int rx, bool pairs);
 
 /// Whether a strip of rx cells serialises its ring accesses too deeply for the space: more
-/// than 32 bytes per bank and wavefront (double 8 ways and more: rx 8, 16, 24; float 16: rx 16).
-/// The quarter-access cost above ranks them too high where the ring does not bound the loop,
-/// but the serialised accesses hold up their warp all the same. On the H100, the best of each
-/// rx in version 9's exhaustive runs (docs/data/wpipe2d-h100-v9-exhaustive.csv, -float.csv):
+/// than 32 bytes per bank and wavefront, ways x bytes per access > 32 (cell by cell: double 8
+/// ways, rx 8, 16, 24; float 16 ways, rx 16; paired: double rx 8 and 16, float rx 16). The
+/// quarter-access cost above ranks them too high where the ring does not bound the loop, but
+/// the serialised accesses hold up their warp all the same. Float rx 16 paired (8 ways of 8
+/// bytes) ran 1938-2090 GCells/s in j2d5pt's default tune where rx 22 ran 2761 (H200, docs/
+/// bench-2d.md, "Double strips in pairs"). On the H100, with one cell per access, the best of
+/// each rx in version 9's exhaustive runs
+/// (docs/data/wpipe2d-h100-v9-exhaustive.csv, -float.csv):
 /// double rx 16 at 0.27-0.66 of rx 15, rx 24 at 0.46-0.54 of rx 23, rx 8 at 0.76-0.90 of rx 7
 /// and 9; float rx 16 at 0.79-0.92 of rx 15 and 17. Float rx 8 and 24 (8 ways of 4 bytes) ran
 /// at or above their neighbours, double rx 4, 12 and 20 (4 ways) at 0.57-1.0 of theirs, mostly
 /// above 0.8, and stay (the cost above ranks them below their odd neighbours). j2d49pt's default
 /// tune on its own domain timed rx 16 alone of wpipe2d, at 155 GCells/s where rx 17 runs 210.
-[[nodiscard]] bool wpipe_strip_too_conflicted(const Problem& p, int rx);
+[[nodiscard]] bool wpipe_strip_too_conflicted(const Problem& p, int rx, bool pairs);
 
 /// Shuffles per cell of a lane's strip of rx cells, per level: for each line of the stencil
 /// across x (each (dy) in 2D, each (dy, dz) in 3D) the halo cells some point reads, 2 x the
