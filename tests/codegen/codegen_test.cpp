@@ -10,6 +10,7 @@
 #include "tuner/codegen/codegen.hpp"
 #include "tuner/codegen/strategies/strategies.hpp"
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
+#include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/spec/error.hpp"
@@ -250,6 +251,29 @@ TEST(Codegen, Wpipe2dSpaceLeavesOutDeeplyConflictedStrips) {
   for (int rx : {7, 9, 12, 15, 17, 23}) EXPECT_EQ(d.count(rx), 1u) << rx;
   EXPECT_EQ(f.count(16), 0u);
   for (int rx : {8, 12, 15, 17, 24}) EXPECT_EQ(f.count(rx), 1u) << rx;
+}
+
+// The banks serve 8-byte accesses by half warps and 16-byte ones by quarter warps: pairing an
+// even strip halves the ways of one twice an odd number long. wpipe3d pairs in double, wpipe2d
+// in float only.
+TEST(Codegen, PairedStripsHalveTheirBankWays) {
+  const auto prob = [](const std::string& dtype) {
+    return problem_from("name: s\ndims: 2\ndtype: " + dtype +
+                        "\nexpr: \"0.25*(u[-1,0]+u[1,0]+u[0,-1]+u[0,1])\"\ndomain: [4000, 4000]\nsteps: 8\n");
+  };
+  const Problem d = prob("double"), f = prob("float");
+  EXPECT_EQ(wpipe_bank_conflicts(d, 2, false), 2);
+  EXPECT_EQ(wpipe_bank_conflicts(d, 2, true), 1);
+  EXPECT_EQ(wpipe_bank_conflicts(d, 6, true), 1);
+  EXPECT_EQ(wpipe_bank_conflicts(d, 4, false), 4);
+  EXPECT_EQ(wpipe_bank_conflicts(d, 4, true), 2);
+  EXPECT_EQ(wpipe_bank_conflicts(d, 13, true), 1);
+  EXPECT_EQ(wpipe_bank_conflicts(f, 16, false), 16);
+  EXPECT_EQ(wpipe_bank_conflicts(f, 16, true), 8);
+  EXPECT_EQ(wpipe_bank_conflicts(f, 22, true), 1);
+  EXPECT_TRUE(wpipe_pairs(d, 3));
+  EXPECT_FALSE(wpipe_pairs(d, 2));
+  EXPECT_TRUE(wpipe_pairs(f, 2));
 }
 
 // wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest
