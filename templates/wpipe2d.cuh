@@ -19,6 +19,11 @@
 // before the barrier, all of them or (`late`) the oldest row's; after it the rest
 // (TbStencil::part) and the newest rows' terms (TbStencil::tail). Any other stencil is
 // evaluated whole after the barrier.
+// A separable stencil (TbRows, `sep`) keeps in the window each row's sums across x instead of
+// its cells: a row arriving at a level is summed across once (its halo by shuffle), and an
+// output is the sum down y of the sums it reads, so a (2R+1) x (2R+1) box costs 2 x (2R + 1)
+// multiply-adds per cell instead of (2R + 1)^2. Only tb_full's loop, which keeps no boundary
+// ring, does so: the ring's cells need their own values, which the window no longer holds.
 // The window's register slots are indexed by the row modulo their count; the main loop is
 // unrolled over one period of that index (kWpPeriod iterations), so every register
 // index is a compile-time constant and no row is ever moved between registers.
@@ -134,6 +139,23 @@ struct WpWindow {
   }
 };
 
+// A separable stencil's window (`sep`): an output's row sum dy rows away, in the lane's own
+// cell i; the sums across need no halo.
+struct WpColumn {
+  const real (&win)[WP_WIN][TB_RX];
+  int row, i;
+  __device__ __forceinline__ real operator()(int, int dy, int) const { return win[wp_mod(row + dy, WP_WIN)][i]; }
+};
+
+// An arriving row's cell i + dx, for its sum across: the cells beyond the strip by shuffle,
+// once per row (`halo`).
+struct WpAcross {
+  const real (&row)[TB_RX];
+  WpHalo<WP_G>& halo;
+  int g, i;
+  __device__ __forceinline__ real operator()(int dx, int, int) const { return halo(row, g, i + dx); }
+};
+
 // Row numbers are local to a level: in iteration k a level takes input rows k*G .. k*G + G - 1
 // into slots (k*G + g) mod WP_WIN and completes output rows k*G + g - R. With k = PH modulo
 // the period, both slots are constants.
@@ -162,6 +184,36 @@ __device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
       for (int i = 0; i < TB_RX; ++i)
         s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, wp_early_split(g));
   }
+}
+
+// wp_heads for a separable stencil: the sums down y of the row sums held.
+template <class Rows, int TW, int PH>
+__device__ __forceinline__ void wp_sep_heads(WpLevels<TW>& s) {
+#pragma unroll
+  for (int j = 0; j < TW; ++j)
+#pragma unroll
+    for (int g = 0; g < WP_G; ++g)
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i)
+        s.acc[j][g][i] = Rows::head(WpColumn{s.win[j], wp_out_slot(PH, g), i}, wp_early_split(g));
+}
+
+// wp_tail for a separable stencil, away from the boundary ring: the new rows' sums across go
+// into the window, then the outputs' sums down y are completed.
+template <class Rows, int TW, int PH>
+__device__ __forceinline__ void wp_sep_tail(WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX]) {
+  WpHalo<WP_G> halo;
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g)
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i) s.win[j][wp_in_slot(PH, g)][i] = Rows::across(WpAcross{x[g], halo, g, i});
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g)
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i) {
+      const WpColumn c{s.win[j], wp_out_slot(PH, g), i};
+      x[g][i] = Rows::tail(c, TB_RADIUS - g, Rows::part(c, wp_early_split(g), TB_RADIUS - g, s.acc[j][g][i]));
+    }
 }
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
@@ -220,8 +272,13 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0
 template <int W, int TW, int PH, int RING>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
   constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
+  // A separable stencil's sums (TB_WP_SEP) in the loop without the ring's tests.
+  constexpr bool SEP = TB_WP_SEP && RING == kWpRingNone;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  wp_heads<TW, PH>(s);
+  if constexpr (SEP)
+    wp_sep_heads<TbRows, TW, PH>(s);
+  else
+    wp_heads<TW, PH>(s);
   // Group k (warp 0's input) has landed; every warp has written the group it had.
   __pipeline_wait_prior(PF - 1);
   __syncthreads();
@@ -235,7 +292,12 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
 #pragma unroll
-  for (int j = 0; j < TW; ++j) wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
+  for (int j = 0; j < TW; ++j) {
+    if constexpr (SEP)
+      wp_sep_tail<TbRows, TW, PH>(s, j, x);
+    else
+      wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
+  }
 #pragma unroll
   for (int g = 0; g < WP_G; ++g) tb_shared_store_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);
 }

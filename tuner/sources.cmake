@@ -4,6 +4,7 @@ set(TBTUNE_SPEC_SOURCES
   tuner/spec/spec.cpp
   tuner/spec/scalar_pos.cpp
   tuner/spec/stencil.cpp
+  tuner/spec/row_factors.cpp
   tuner/spec/yaml_text.cpp
 )
 set(TBTUNE_CODEGEN_SOURCES

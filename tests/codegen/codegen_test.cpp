@@ -14,6 +14,7 @@
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
 namespace {
@@ -276,6 +277,40 @@ TEST(Codegen, PairedStripsHalveTheirBankWays) {
   EXPECT_TRUE(wpipe_pairs(f, 2));
 }
 
+// sep (a separable stencil's rows summed across once, tb_full only) is in the space of the
+// separable j2d49pt alone, always with split; asked for elsewhere or without split it is an
+// error. The model charges its factors' 14 multiply-adds per cell instead of 49 points, and
+// the source of every other stencil only declares TbRows.
+TEST(Codegen, Wpipe2dSepForSeparableStencilsOnly) {
+  const Strategy* w = find_strategy("wpipe2d");
+  const DeviceProfile d = *builtin_profile("h100");
+  Problem blur = make_problem(load_spec(test::source_dir() + "/configs/j2d49pt.yaml"));
+  blur.domain = {9504, 9504, 1};
+  int seps = 0;
+  for (const Params& k : w->space(blur, d))
+    if (k.at("sep")) {
+      ++seps;
+      EXPECT_EQ(k.at("split"), 1) << params_text(k);
+    }
+  EXPECT_GT(seps, 0);
+  const Params shape{{"rx", 9}, {"warps", 12}, {"tw", 1}, {"rows", 2}, {"split", 1}};
+  Params with = shape;
+  with["sep"] = 1;
+  const ModelTerms plain = w->model_terms(blur, w->complete(blur, shape), d);
+  const ModelTerms sep = w->model_terms(blur, w->complete(blur, with), d);
+  EXPECT_LT(sep.a_cmp, plain.a_cmp - 2.0 * (49 - 14) + 1e-9);
+  EXPECT_NE(w->source(blur, w->complete(blur, with)).find("#define TB_WP_SEP 1"), std::string::npos);
+  with["split"] = 0;
+  EXPECT_THROW(w->complete(blur, with), UsageError);
+
+  const Problem star = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
+  for (const Params& k : w->space(star, d)) ASSERT_EQ(k.at("sep"), 0) << params_text(k);
+  EXPECT_THROW(w->complete(star, {{"sep", 1}}), UsageError);
+  const std::string src = w->source(star, w->complete(star, {}));
+  EXPECT_NE(src.find("struct TbRows;"), std::string::npos);
+  EXPECT_EQ(src.find("struct TbRows {"), std::string::npos);
+}
+
 // wpipe2d runs a run's last steps % depth steps as one shallower pass where it can: the deepest
 // warps' x tw' within the remainder, warps' <= warps and tw' <= tw, more warps first, as one
 // kernel (no split); single steps take what is left. Nothing for a remainder of 0 or 1.
@@ -459,8 +494,16 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
       EXPECT_TRUE(m.kernels.count(rest_kernel_name(3))) << m.log;
       ++compiled;
     }
+    // A separable stencil (j2d49pt) also with its rows summed across once in tb_full (sep).
+    if (row_factors(p.stencil)) {
+      const CompiledModule m =
+          compile_cuda(s->source(p, s->complete(p, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}, {"sep", 1}})), "sm_90");
+      ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel)) << m.log;
+      EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
+      ++compiled;
+    }
   }
-  EXPECT_EQ(compiled, 12);
+  EXPECT_EQ(compiled, 13);
 }
 
 // wpipe3d for every 3D config and the nonlinear and general 3D specs (sm_90, double) at two

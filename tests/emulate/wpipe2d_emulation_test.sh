@@ -17,7 +17,9 @@
 # case a tb_edge block runs a tile's rows and then two bands: without a barrier between its
 # segments, its warps refill the ring while others still read it (the case fails). Two cases run split 0:
 # one kernel, every block with the ring's tests. The held rows' terms are summed late (after
-# the barrier but the oldest row's) except in one case (late=0: all before it).
+# the barrier but the oldest row's) except in one case (late=0: all before it). The two sep
+# cases sum j2d49pt's separable rows across once each in tb_full's tiles (2 of 4 in each; its
+# other kernels sum the terms one by one), rows 1 and 2 per iteration, double and float.
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -35,3 +37,5 @@ run 2 3 "$root/configs/j2d49pt.yaml" double 151 61 5 rx=4 warps=2 tw=1 rows=1
 run 2 3 "$root/configs/j2d49pt.yaml" double 271 61 5 rx=8 warps=2 tw=1 rows=1 split=0
 run 7 4 "$root/configs/j2d5pt.yaml" double 201 15 9 rx=2 warps=4 tw=2 rows=1
 run 2 3 "$root/configs/j2d5pt.yaml" float 100 41 5 rx=2 warps=2 tw=1 rows=1
+run 3 2 "$root/configs/j2d49pt.yaml" double 401 61 9 rx=4 warps=2 tw=2 rows=1 split=1 sep=1
+run 3 2 "$root/configs/j2d49pt.yaml" float 301 77 7 rx=3 warps=2 tw=1 rows=2 split=1 sep=1 late=0

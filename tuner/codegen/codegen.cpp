@@ -9,6 +9,7 @@
 
 #include "tuner/codegen/templates.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
 namespace {
@@ -179,15 +180,14 @@ std::string plane_sums_body(const Stencil& s) {
 // output rounds the same way wherever the splits fall. `split`, `lo` and `hi` are constants
 // once the caller's loops are unrolled. A stencil that is not affine has no parts: head is
 // zero, part adds nothing and tail evaluates it whole.
-std::string stream_split_body(const Stencil& s) {
-  if (s.dims < 2) return "";
-  const int axis = s.dims - 1;
+std::string stream_split_of(const LinearForm* linear, int dims) {
+  const int axis = dims - 1;
   std::string head = "  template <class U>\n  __device__ __forceinline__ static real head(const U& u, int split) {\n";
   std::string tail =
       "  template <class U>\n  __device__ __forceinline__ static real tail(const U& u, int split, real acc) {\n";
   std::string part =
       "  template <class U>\n  __device__ __forceinline__ static real part(const U& u, int lo, int hi, real acc) {\n";
-  if (!s.linear) {
+  if (!linear) {
     head += "    return real(0);\n  }\n";
     tail += "    return apply(u);\n  }\n";
     part += "    return acc;\n  }\n";
@@ -196,8 +196,8 @@ std::string stream_split_body(const Stencil& s) {
   // 3D: apply's own order (column_order), in which dz leads, so that the split sums exactly
   // what the naive kernel does in the same order and agrees to the bit (j3d7pt amplifies a
   // rounding difference to 1e-8 in 100 steps). 2D: by (dy, dx).
-  std::vector<LinearForm::Term> terms = column_order(*s.linear);
-  if (s.dims == 2)
+  std::vector<LinearForm::Term> terms = column_order(*linear);
+  if (dims == 2)
     std::stable_sort(terms.begin(), terms.end(),
                      [](const auto& a, const auto& b) { return std::tie(a.at[1], a.at[0]) < std::tie(b.at[1], b.at[0]); });
   head += "    real acc = real(0);\n";
@@ -208,8 +208,13 @@ std::string stream_split_body(const Stencil& s) {
     part += fmt::format("    if (lo <= {} && {} < hi) {}", t.at[axis], t.at[axis], term);
     tail += fmt::format("    if ({} >= split) {}", t.at[axis], term);
   }
-  if (s.linear->constant != 0) tail += "    acc += " + number(s.linear->constant) + ";\n";
+  if (linear->constant != 0) tail += "    acc += " + number(linear->constant) + ";\n";
   return head + "    return acc;\n  }\n" + part + "    return acc;\n  }\n" + tail + "    return acc;\n  }\n";
+}
+
+std::string stream_split_body(const Stencil& s) {
+  if (s.dims < 2) return "";
+  return stream_split_of(s.linear ? &*s.linear : nullptr, s.dims);
 }
 
 // `finish(sum)` (3D affine stencils, templates/tile3d.cuh's sum mode): the constant term, added when an output is
@@ -219,6 +224,18 @@ std::string finish_body(const Stencil& s) {
   std::string out = "  __device__ __forceinline__ static real finish(real sum) { return sum";
   if (s.linear->constant != 0) out += " + " + number(s.linear->constant);
   return out + "; }\n";
+}
+
+// `struct TbRows` (templates/wpipe2d.cuh's `sep`): a separable stencil's factors
+// (tuner/spec/row_factors.hpp), `across(u)` the sum of a row's cells across x, and head, part
+// and tail of the sum down y of those row sums, as for TbStencil. Every other stencil has the
+// struct declared only, so that the template can name it in code it never instantiates.
+std::string rows_struct(const Stencil& s) {
+  const auto f = row_factors(s);
+  if (!f) return "struct TbRows;\n\n";
+  return "// The stencil as a(dy) x b(dx): rows of coefficients that are multiples of one.\nstruct TbRows {\n"
+         "  template <class U>\n  __device__ __forceinline__ static real across(const U& u) {\n" +
+         linear_body(f->across) + "  }\n" + stream_split_of(&f->down, 2) + "};\n\n";
 }
 
 }  // namespace
@@ -243,6 +260,7 @@ std::string assemble_source(const Problem& problem, const Defines& defines,
   src += "  template <class U>\n  __device__ __forceinline__ static real apply(const U& u) {\n";
   src += s.linear ? linear_body(*s.linear) : "    return " + cuda_expr(s.expr) + ";\n";
   src += "  }\n" + rows_body(s) + plane_sums_body(s) + stream_split_body(s) + finish_body(s) + "};\n\n";
+  src += rows_struct(s);
   for (const std::string& name : templates) src += template_text(name);
   return src;
 }

@@ -5,7 +5,8 @@
 // ring. Parameters: rx, warps, tw (depth = warps x tw), rows (per iteration, i.e. per barrier),
 // bps (blocks per SM to aim for), split (1: the blocks that meet the boundary ring in a
 // kernel of their own, beside the others'; 0: one kernel, every block testing for the ring) and
-// late (where the held rows' terms are summed: wpipe_model.hpp, late_of).
+// late (where the held rows' terms are summed: wpipe_model.hpp, late_of) and sep (1: a separable
+// stencil's rows summed across once each, tuner/spec/row_factors.hpp; tb_full only, so with split).
 // Its model and space are fitted to H100 measurements (docs/bench-2d.md, "The model fitted").
 #include "tuner/codegen/strategies/strategies.hpp"
 
@@ -21,6 +22,7 @@
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
 namespace {
@@ -80,12 +82,31 @@ constexpr double kSplitBelow = 0.9;
 // were one kernel with the geometry of split 0.
 bool split_of(const Params& k) { return k.count("split") && k.at("split") != 0; }
 
+// Whether tb_full sums a separable stencil's rows across once each (the `sep` parameter).
+bool sep_of(const Params& k) { return k.count("sep") && k.at("sep") != 0; }
+
+// Multiply-adds per cell and step of tb_full's loop: the stencil's points, or with sep its
+// factors' terms.
+int loop_ops(const Problem& p, const Params& k) {
+  if (sep_of(k))
+    if (const auto f = row_factors(p.stencil)) return f->ops();
+  return int(p.stencil.points.size());
+}
+
+// A pass's grid: tb_edge's blocks (the ring's loops, which never use sep) get as many of the
+// slots as make them end with tb_full's, whose loop runs points / ops times as fast with sep.
+Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, int depth, bool split) {
+  const int points = int(p.stencil.points.size());
+  return wpipe2d_grid(p.domain[0], p.domain[1], p.stencil.radius, rx, depth, k.at("rows"), resident,
+                      ring_loop_speed(points), split, split ? double(points) / loop_ops(p, k) : 1.0);
+}
+
 class Wpipe2d final : public Strategy {
  public:
   std::string name() const override { return "wpipe2d"; }
   std::string summary() const override {
     return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps, split, "
-           "late";
+           "late, sep";
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
@@ -95,6 +116,8 @@ class Wpipe2d final : public Strategy {
     const int r = p.stencil.radius;
     const std::vector<int> lates = wpipe_late_values(p);
     const bool may_split = ring_loop_speed(int(p.stencil.points.size())) < kSplitBelow;
+    // Separable stencils also with sep (tb_full's loop, so split only).
+    const std::vector<int> seps = row_factors(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
     // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
     // gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
@@ -106,17 +129,19 @@ class Wpipe2d final : public Strategy {
           for (int rows : {1, 2})
             for (int bps : {1, 2})
               for (int split : {0, 1})
-                for (int late : lates) {
-                  if (split && !may_split) continue;
-                  if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
-                  if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
-                  if (!fits_domain(p, rx)) continue;
-                  if (warps * 32 * bps > d.max_threads_per_sm) continue;
-                  if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
-                  if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-                  out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split},
-                                 {"late", late}});
-                }
+                for (int late : lates)
+                  for (int sep : seps) {
+                    if (sep && !split) continue;
+                    if (split && !may_split && !sep) continue;
+                    if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
+                    if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
+                    if (!fits_domain(p, rx)) continue;
+                    if (warps * 32 * bps > d.max_threads_per_sm) continue;
+                    if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
+                    if (body_size(p, rx, tw, rows) > kMaxBody) continue;
+                    out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split},
+                                   {"late", late}, {"sep", sep}});
+                  }
     return out;
   }
 
@@ -128,11 +153,11 @@ class Wpipe2d final : public Strategy {
     // and checked below.
     const int r = p.stencil.radius;
     Params k{{"rx", 7},   {"warps", 8}, {"tw", r <= 1 ? 2 : 1},
-             {"rows", 1}, {"bps", 1},   {"split", 1}, {"late", wpipe_late_values(p).front()}};
+             {"rows", 1}, {"bps", 1},   {"split", 1}, {"late", wpipe_late_values(p).front()}, {"sep", 0}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(
-            fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split, late)", name));
+            fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split, late, sep)", name));
       k[name] = v;
     }
     if (!given.count("rx")) k["rx"] = int(std::clamp((p.domain[0] - 2 * r) / 32, 1L, 7L));
@@ -142,9 +167,14 @@ class Wpipe2d final : public Strategy {
       while (k["warps"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["warps"];
     if (k["rx"] < 1 || k["rx"] > 32 || k["warps"] < 1 || k["warps"] > 32 || k["tw"] < 1 || k["tw"] > 32 ||
         k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32 || k["split"] < 0 || k["split"] > 1 ||
-        k["late"] < 0 || k["late"] > 1)
+        k["late"] < 0 || k["late"] > 1 || k["sep"] < 0 || k["sep"] > 1)
       throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32, "
-                       "split 0 or 1, late 0 or 1");
+                       "split 0 or 1, late 0 or 1, sep 0 or 1");
+    if (k["sep"] && !row_factors(p.stencil))
+      throw UsageError(fmt::format("wpipe2d: sep=1 needs a separable stencil, whose rows of coefficients are multiples "
+                                   "of one row and whose coefficients' magnitudes sum to at most 1; '{}' is not",
+                                   p.stencil.name));
+    if (k["sep"] && !k["split"]) throw UsageError("wpipe2d: sep=1 needs split=1 (only tb_full's loop sums rows across)");
     const int overlap = k["warps"] * k["tw"] * r;
     if (valid_x(k["rx"], k["warps"] * k["tw"], r) < overlap)
       throw UsageError(fmt::format("wpipe2d: a tile of 32 x rx = {} columns needs at least as many valid columns "
@@ -176,7 +206,7 @@ class Wpipe2d final : public Strategy {
   // ring's tests in every block.
   std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
     auto rest = wpipe_rest_params(p, k);
-    if (rest) (*rest)["split"] = 0;
+    if (rest) (*rest)["split"] = 0, (*rest)["sep"] = 0;
     return rest;
   }
 
@@ -191,19 +221,19 @@ class Wpipe2d final : public Strategy {
     // slower: with split only the first and last tiles', in blocks of their own; without, every
     // block's.
     const long resident = long(d.sm_count) * k.at("bps");
-    const double busy = wpipe2d_grid(p.domain[0], p.domain[1], r, rx, t, rows, resident,
-                                     ring_loop_speed(int(p.stencil.points.size())), split_of(k))
-                            .efficiency;
+    const double busy = grid_of(p, k, resident, rx, t, split_of(k)).efficiency;
     // Per computed cell and pass: the tile is read once, the valid part written once.
     m.a_gm = 1 + vx;
     // Per cell and step, on the shared-memory pipe: each warp loads and stores its rows once per
     // tw steps, lane l at cell l x rx, which the banks serialise (wpipe_conflict_cost); the
     // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
     // halo cells its rows need (wpipe_shuffles_per_cell), a word at a time.
-    m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + wpipe_shuffles_per_cell(p, rx) * words;
-    // One multiply-add per point (2 flops of the FP pipe's rate), and the pass's own cost
-    // spread over its t steps.
-    m.a_cmp = 2.0 * double(p.stencil.points.size()) + wpipe_pass_flops(p) / t;
+    // With sep a level shuffles only the halo of each row's sum across.
+    const double shuffles = sep_of(k) ? 2.0 * r / rx : wpipe_shuffles_per_cell(p, rx);
+    m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + shuffles * words;
+    // One multiply-add per point, or with sep per term of the factors (2 flops of the FP pipe's
+    // rate), and the pass's own cost spread over its t steps.
+    m.a_cmp = 2.0 * loop_ops(p, k) + wpipe_pass_flops(p) / t;
     const int regs = estimated_regs(p, rx, tw, rows);
     // A partial last tile costs a whole one.
     const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(rx, t, r), wpipe2d_tiles(p.domain[0], r, rx, t));
@@ -225,7 +255,7 @@ class Wpipe2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     Defines defines = {{"TB_RX", k.at("rx")},           {"TB_WARPS", k.at("warps")},  {"TB_TW", k.at("tw")},
                        {"TB_ROWS", k.at("rows")},       {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},
+                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},    {"TB_WP_SEP", sep_of(k)},
                        {"TB_WP_POINTS", long(p.stencil.points.size())},
                        {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}};
     if (const auto rest = rest_params(p, k)) {
@@ -237,7 +267,7 @@ class Wpipe2d final : public Strategy {
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
-    const int r = p.stencil.radius, rx = k.at("rx");
+    const int rx = k.at("rx");
     const int warps = full ? k.at("warps") : 1;
     const int t = full ? depth(k) : 1;
     Launch l;
@@ -248,8 +278,7 @@ class Wpipe2d final : public Strategy {
     const long resident = long(ctx.sm_count) * bps;
     // One wave of blocks sharing the tiles; with split, two kernels: the tiles between the first
     // and the last, and those two.
-    const Wpipe2dGrid g = wpipe2d_grid(p.domain[0], p.domain[1], r, rx, t, k.at("rows"), resident,
-                                       ring_loop_speed(int(p.stencil.points.size())), full && split_of(k));
+    const Wpipe2dGrid g = grid_of(p, k, resident, rx, t, full && split_of(k));
     l.grid = g.full_grid();
     if (g.edge > 0) l.edge_grid = g.edge_grid();
     return l;

@@ -39,8 +39,10 @@ struct Wpipe2dGrid {
 
 /// A pass's grid with `resident` blocks at a time (`rows`: rows per iteration). Without split
 /// one kernel's blocks share every tile, all at `edge_speed` (ring_loop_speed); with split
-/// tb_edge gets as many of the slots as make its blocks end with tb_full's.
+/// tb_edge gets as many of the slots as make its blocks end with tb_full's, whose loop runs
+/// `full_speed` times as fast as the loop without tests (more than 1 where tb_full sums a
+/// separable stencil's rows: wpipe2d's `sep`). `efficiency` is then relative to tb_full's loop.
 [[nodiscard]] Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int rows, long resident,
-                                       double edge_speed, bool split);
+                                       double edge_speed, bool split, double full_speed = 1.0);
 
 }  // namespace tbtune
