@@ -93,6 +93,14 @@ int loop_ops(const Problem& p, const Params& k) {
   return int(p.stencil.points.size());
 }
 
+// Shuffles per cell and level with sep: the halo of each arriving row's sum across, 2 x its
+// widest |dx|, over the strip's rx cells.
+double sep_shuffles_per_cell(const RowFactors& f, int rx) {
+  int widest = 0;
+  for (const auto& t : f.across.terms) widest = std::max(widest, std::abs(t.at[0]));
+  return 2.0 * widest / rx;
+}
+
 // A pass's grid: tb_edge's blocks (the ring's loops, which never use sep) get as many of the
 // slots as make them end with tb_full's, whose loop runs points / ops times as fast with sep.
 Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, int depth, bool split) {
@@ -229,7 +237,8 @@ class Wpipe2d final : public Strategy {
     // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
     // halo cells its rows need (wpipe_shuffles_per_cell), a word at a time.
     // With sep a level shuffles only the halo of each row's sum across.
-    const double shuffles = sep_of(k) ? 2.0 * r / rx : wpipe_shuffles_per_cell(p, rx);
+    const auto factors = sep_of(k) ? row_factors(p.stencil) : std::nullopt;
+    const double shuffles = factors ? sep_shuffles_per_cell(*factors, rx) : wpipe_shuffles_per_cell(p, rx);
     m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + shuffles * words;
     // One multiply-add per point, or with sep per term of the factors (2 flops of the FP pipe's
     // rate), and the pass's own cost spread over its t steps.
