@@ -241,8 +241,8 @@ class Wpipe2d final : public Strategy {
     const double shuffles = factors ? sep_shuffles_per_cell(*factors, rx) : wpipe_shuffles_per_cell(p, rx);
     m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + shuffles * words;
     // One multiply-add per point, or with sep per term of the factors (2 flops of the FP pipe's
-    // rate), and the pass's own cost spread over its t steps.
-    m.a_cmp = 2.0 * loop_ops(p, k) + wpipe_pass_flops(p) / t;
+    // rate), and the pass's own cost, which scales with them, spread over its t steps.
+    m.a_cmp = 2.0 * loop_ops(p, k) + wpipe_pass_flops(loop_ops(p, k)) / t;
     const int regs = estimated_regs(p, rx, tw, rows);
     // A partial last tile costs a whole one.
     const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(rx, t, r), wpipe2d_tiles(p.domain[0], r, rx, t));

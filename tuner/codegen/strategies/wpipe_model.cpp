@@ -38,7 +38,7 @@ double wpipe_shuffles_per_cell(const Problem& p, int rx) {
   return double(halo) / rx;
 }
 
-double wpipe_pass_flops(const Problem& p) { return 2.0 * (64.0 + 1.9 * double(p.stencil.points.size())); }
+double wpipe_pass_flops(int multiply_adds) { return 2.0 * (64.0 + 1.9 * multiply_adds); }
 
 std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params) {
   const int warps = params.at("warps"), tw = params.at("tw"), rest = int(p.steps % (warps * tw));

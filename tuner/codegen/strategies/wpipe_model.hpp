@@ -57,8 +57,10 @@ namespace tbtune {
 /// filling and draining the block's pipeline, the tile's load and copy-out, the last wave's
 /// tail. Fitted, not derived: over 674 candidates of the five 2D configs on the H100 a pass
 /// cost as much issue as 64 + 1.9 x points multiply-adds per cell, so deep pipelines won by
-/// more than the overlap they recompute.
-[[nodiscard]] double wpipe_pass_flops(const Problem& p);
+/// more than the overlap they recompute. `multiply_adds`: what the loop computes per cell and
+/// step, the stencil's points (fewer with wpipe2d's sep: counting its factors' terms put the
+/// model's order of run 66's 24 sep shapes at Spearman 0.84 instead of 0.40, docs/bench-2d.md).
+[[nodiscard]] double wpipe_pass_flops(int multiply_adds);
 
 /// The parameters of the rest pass (Strategy::rest_params) for the problem's last steps % depth
 /// steps, depth = warps x tw: `params` with (warps', tw') of the most steps warps' x tw' within
