@@ -5,16 +5,18 @@ and 16 measured candidates the model ranks highest, the measured figure of its f
 Spearman's rho between predicted and measured, and the model's top 8 over the whole space with
 the measured figure of each (or - where it was never timed).
 
-Usage: [DTYPE=float] scripts/wpipe2d-model-check.py [TBTUNE] [CSV[,CSV...]] [VERSION ...]
+Usage: [DTYPE=float] [DEVICE=H200] scripts/wpipe2d-model-check.py [TBTUNE] [CSV[,CSV...]] [VERSION ...]
   TBTUNE   the tbtune binary (default build/tbtune)
   CSV      trials as docs/data/wpipe2d-h100-v9-calib.csv or wpipe2d-h100-v9-exhaustive.csv holds
            them (a column per parameter), or as v12-default-tunes-h100.csv and
-           v13-default-tunes.csv do (a params column; their H100 rows on FastStencil's domains are
-           used), several joined by commas (default: the v9 calib, exhaustive and model CSVs).
+           v13-default-tunes.csv and v23-tunes.csv do (a params column, "k=v k=v" or "k=v;k=v";
+           their rows of DEVICE on FastStencil's domains are used), several joined by commas
+           (default: the v9 calib, exhaustive and model CSVs).
            A CSV without a split column (before version 9) reads as split 0.
   VERSION  the versions (or builds, in a CSV with a build column) to use (default: every version
            but 5)
   DTYPE    the rows of this dtype, where the CSV has a dtype column (default double)
+  DEVICE   the rows of this device, ranked with its built-in profile (default H100)
 """
 import collections
 import csv
@@ -27,15 +29,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = {"j2d5pt": "11616x11616", "j2d9pt": "9504x9504", "j2ds9pt": "9504x9504",
           "j2d25pt": "8448x8448", "j2d49pt": "9504x9504"}  # FastStencil's, as measured
-KEYS = ("rx", "warps", "tw", "rows", "bps", "split")
+KEYS = ("rx", "warps", "tw", "rows", "bps", "split", "sep")
 
 
 DTYPE = os.environ.get("DTYPE", "double")
+DEVICE = os.environ.get("DEVICE", "H100")
 
 
 def ranking(tbtune, stencil, top):
     out = subprocess.run([tbtune, "model", str(ROOT / "configs" / f"{stencil}.yaml"), "--domain",
-                          DOMAIN[stencil], "--steps", "1000", "--dtype", DTYPE, "--strategy", "wpipe2d",
+                          DOMAIN[stencil], "--steps", "1000", "--dtype", DTYPE, "--profile", DEVICE.lower(),
+                          "--strategy", "wpipe2d",
                           "--top", str(top), "--json"], capture_output=True, text=True, check=True).stdout
     return [(tuple(c["params"][k] for k in KEYS), c["PP_gcells"]) for c in json.loads(out)["candidates"]]
 
@@ -55,12 +59,14 @@ def main():
             version = r.get("version") or r.get("build") or "7"
             if (version not in versions) if versions else version == "5":
                 continue
-            if r.get("dtype", "double") != DTYPE or r.get("domain", "fs") != "fs" or r.get("device", "H100") != "H100":
+            if r.get("dtype", "double") != DTYPE or r.get("device", "H100") != DEVICE:
+                continue
+            if r.get("domain", "fs") not in ("fs", DOMAIN.get(r["stencil"])):
                 continue
             if "params" in r:  # the default tunes' CSVs: every strategy, params as "k=v k=v"
                 if r["strategy"] != "wpipe2d" or r["status"] != "ok":
                     continue
-                r.update(p.split("=") for p in r["params"].split())
+                r.update(p.split("=") for p in r["params"].replace(";", " ").split())
             if float(r["gcells"]) > 0:
                 k = tuple(int(r.get(x, "0")) for x in KEYS)
                 measured[r["stencil"]][k] = max(measured[r["stencil"]].get(k, 0.0), float(r["gcells"]))
@@ -81,7 +87,7 @@ def main():
         print(f"{stencil}: {n} measured, best {best:.1f}; model's top 8 of them {top8:.1f} "
               f"({100 * top8 / best:.1f}%), top 16 {100 * top16 / best:.1f}%; its first {first:.1f} "
               f"({100 * first / best:.1f}%); rho {rho:.2f}")
-        print("  model's top 8 of the space (rx, warps, tw, rows, bps, split: predicted / measured):")
+        print("  model's top 8 of the space (rx, warps, tw, rows, bps, split, sep: predicted / measured):")
         for k, pp in ranking(tbtune, stencil, 8)[:8]:
             print(f"    {k}: {pp:.0f} / {meas[k]:.1f}" if k in meas else f"    {k}: {pp:.0f} / -")
 

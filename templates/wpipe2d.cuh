@@ -22,8 +22,9 @@
 // A separable stencil (TbRows, `sep`) keeps in the window each row's sums across x instead of
 // its cells: a row arriving at a level is summed across once (its halo by shuffle), and an
 // output is the sum down y of the sums it reads, so a (2R+1) x (2R+1) box costs 2 x (2R + 1)
-// multiply-adds per cell instead of (2R + 1)^2. Only tb_full's loop, which keeps no boundary
-// ring, does so: the ring's cells need their own values, which the window no longer holds.
+// multiply-adds per cell instead of (2R + 1)^2. Only tb_full's loop with split, which keeps no
+// boundary ring, does so: the ring's cells need their own values, which the window no longer
+// holds.
 // The window's register slots are indexed by the row modulo their count; the main loop is
 // unrolled over one period of that index (kWpPeriod iterations), so every register
 // index is a compile-time constant and no row is ever moved between registers.
@@ -46,7 +47,8 @@
 // wp_mod, wp_gcd and wp_cell come from templates/wpipe.cuh, assembled before this.
 
 // TB_WP_POINTS, the stencil's point count, is for host code that includes this source (the
-// timing executable sizes the pass's grid with it, as the tuner does: wpipe2d_grid).
+// timing executable sizes the pass's grid with it, as the tuner does: wpipe2d_grid; for a sep
+// kernel it sizes tb_edge as for the plain loop, fewer slots than the tuner gives it).
 
 #define WP_COLS (32 * TB_RX)
 // Float strips of even length move between registers and the ring in pairs (tb_shared_load_strip);

@@ -300,6 +300,18 @@ TEST(Codegen, Wpipe2dSepForSeparableStencilsOnly) {
   const ModelTerms sep = w->model_terms(blur, w->complete(blur, with), d);
   EXPECT_LT(sep.a_cmp, plain.a_cmp - 2.0 * (49 - 14) + 1e-9);
   EXPECT_NE(w->source(blur, w->complete(blur, with)).find("#define TB_WP_SEP 1"), std::string::npos);
+  // The pass's grid: tb_edge's loop runs term by term, slower than tb_full's with sep, so it
+  // gets more of the slots than for the same shape without sep.
+  LaunchContext ctx;
+  ctx.sm_count = 132;
+  ctx.resident_blocks_per_sm = 1;
+  Params plain_split = shape;
+  plain_split["sep"] = 0;
+  const Launch with_sep = w->launch(blur, w->complete(blur, with), true, ctx);
+  const Launch without = w->launch(blur, w->complete(blur, plain_split), true, ctx);
+  EXPECT_GT(with_sep.edge_grid[0], without.edge_grid[0]);
+  EXPECT_EQ(with_sep.grid[0] + with_sep.edge_grid[0], 132u);
+  EXPECT_EQ(w->step_params(w->complete(blur, with)).at("sep"), 0);
   with["split"] = 0;
   EXPECT_THROW(w->complete(blur, with), UsageError);
 

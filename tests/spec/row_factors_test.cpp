@@ -63,6 +63,28 @@ TEST(RowFactors, ConstantGoesDown) {
   EXPECT_NEAR(product(*f, 0, 0), 0.25, 1e-17);
 }
 
+// A row of zeros inside the box (a(0) = 0), negative weights and a largest coefficient off the
+// centre factor too; a box one part in 1e10 away from rank 1 does not.
+TEST(RowFactors, ZeroRowsNegativeWeightsAndNearMisses) {
+  const auto hollow = row_factors(stencil_of("0.125*(u[-1,-1] + 2*u[0,-1] + u[1,-1] + u[-1,1] + 2*u[0,1] + u[1,1])"));
+  ASSERT_TRUE(hollow.has_value());
+  EXPECT_EQ(hollow->ops(), 5);
+  EXPECT_EQ(product(*hollow, 0, 0), 0);
+  EXPECT_NEAR(product(*hollow, 0, 1), 0.25, 1e-17);
+  const auto signed_box = row_factors(stencil_of("0.0625*(u[-1,-1] + 2*u[0,-1] + u[1,-1] - 2*u[-1,0] - 4*u[0,0] - "
+                                                 "2*u[1,0] + u[-1,1] + 2*u[0,1] + u[1,1])"));
+  ASSERT_TRUE(signed_box.has_value());
+  EXPECT_NEAR(product(*signed_box, 1, 0), -0.125, 1e-17);
+  const auto corner = row_factors(stencil_of("(u[-1,-1] + u[0,-1] + 4*u[1,-1] + 2*u[-1,0] + 2*u[0,0] + 8*u[1,0] + "
+                                             "u[-1,1] + u[0,1] + 4*u[1,1]) / 24"));
+  ASSERT_TRUE(corner.has_value());
+  EXPECT_NEAR(product(*corner, 1, 0), 8.0 / 24, 1e-16);
+  EXPECT_NEAR(product(*corner, -1, 1), 1.0 / 24, 1e-16);
+  EXPECT_FALSE(row_factors(stencil_of("0.0625*(u[-1,-1] + 2*u[0,-1] + u[1,-1] + 2*u[-1,0] + 4*u[0,0] + 2*u[1,0] + "
+                                      "u[-1,1] + 2*u[0,1] + 1.0000000001*u[1,1])"))
+                   .has_value());
+}
+
 // A factored sum rounds differently from the naive kernel's, which a stencil that amplifies
 // would turn into a visible difference: the same box at twice the weights does not factor.
 TEST(RowFactors, AmplifyingStencilDoesNot) {

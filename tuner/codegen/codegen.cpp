@@ -74,7 +74,8 @@ const std::string& template_text(const std::string& name) {
 
 // The order every generated kernel sums an affine stencil's terms in: by (dz, dx), then dy.
 // `apply` and `apply_rows` both follow it, so a candidate and the naive kernel round the same
-// way and agree to the bit: an unstable stencil (j3d7pt amplifies its highest mode 1.3x per
+// way and agree to the bit (all but wpipe2d's sep, which sums a separable stencil's factors,
+// tuner/spec/row_factors.hpp): an unstable stencil (j3d7pt amplifies its highest mode 1.3x per
 // step) would otherwise turn a different rounding into a visible difference.
 std::vector<LinearForm::Term> column_order(const LinearForm& f) {
   std::vector<LinearForm::Term> terms = f.terms;

@@ -1,6 +1,7 @@
 #include "tuner/spec/row_factors.hpp"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -31,7 +32,8 @@ std::optional<RowFactors> row_factors(const Stencil& s) {
   }
   r.down.constant = f.constant;
   // Every product a x b must be its coefficient, absent ones included.
-  const double tolerance = 1e-12 * std::fabs(pivot->coef);
+  // A few roundings of the products and of the quotient a: exact factors, not near ones.
+  const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::fabs(pivot->coef);
   for (int dy = -s.radius; dy <= s.radius; ++dy)
     for (int dx = -s.radius; dx <= s.radius; ++dx)
       if (std::fabs(coef(px, dy) / pivot->coef * coef(dx, py) - coef(dx, dy)) > tolerance) return std::nullopt;

@@ -19,8 +19,8 @@ struct RowFactors {
   [[nodiscard]] int ops() const { return int(across.terms.size() + down.terms.size()); }
 };
 
-/// The factors of a 2D affine stencil whose coefficients are a(dy) x b(dx) to within 1e-12 of
-/// the largest, when that takes fewer multiply-adds than the stencil's terms and the stencil
+/// The factors of a 2D affine stencil whose coefficients are a(dy) x b(dx) to within a few
+/// roundings (8 ulps of the largest), when that takes fewer multiply-adds than the stencil's terms and the stencil
 /// does not amplify (the sum of |coefficients| is at most 1): the factored sum rounds
 /// differently from the term-by-term one every kernel else follows, and only a stencil that
 /// does not amplify keeps that difference at the rounding's size over any number of steps

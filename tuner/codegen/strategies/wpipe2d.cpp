@@ -73,7 +73,7 @@ int estimated_regs(const Problem& p, int rx, int tw, int rows) {
 }
 
 // Whether the ring's tests cost enough for a pass to run the blocks that meet it as a kernel of
-// their own (split 1). Where they cost less than 10% of the loop, two kernels lost: j2d49pt
+// their own (split 1; with sep always, as only the loop without them sums rows). Where they cost less than 10% of the loop, two kernels lost: j2d49pt
 // (0.93) ran 20-35% slower split at rx 9-14 on the H100 (docs/bench-2d.md, version 9), and
 // j2d25pt (0.87) ran within 5% either way.
 constexpr double kSplitBelow = 0.9;
@@ -101,12 +101,21 @@ double sep_shuffles_per_cell(const RowFactors& f, int rx) {
   return 2.0 * widest / rx;
 }
 
+// The model's compute per cell and step of a loop of `ops` multiply-adds in a pass of `depth`
+// steps: 2 flops each and the pass's own cost, which scales with them (wpipe_pass_flops).
+double loop_flops(int ops, int depth) { return 2.0 * ops + wpipe_pass_flops(ops) / depth; }
+
 // A pass's grid: tb_edge's blocks (the ring's loops, which never use sep) get as many of the
 // slots as make them end with tb_full's, whose loop runs points / ops times as fast with sep.
+// ncu timed j2d49pt's winner's tb_edge 1.2x faster than its tb_full (docs/bench-2d.md,
+// "Separable rows"), a ratio nearer 2.9, which the two loops' modelled compute (loop_flops)
+// also gives; but that ratio ranked the measured sep shapes worse (Spearman 0.72 against 0.82
+// in double, 0.00 against 0.40 in float), so it waits for a GPU measurement.
 Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, int depth, bool split) {
   const int points = int(p.stencil.points.size());
+  const double full_speed = double(points) / loop_ops(p, k);
   return wpipe2d_grid(p.domain[0], p.domain[1], p.stencil.radius, rx, depth, k.at("rows"), resident,
-                      ring_loop_speed(points), split, split ? double(points) / loop_ops(p, k) : 1.0);
+                      ring_loop_speed(points), split, split ? full_speed : 1.0);
 }
 
 class Wpipe2d final : public Strategy {
@@ -179,8 +188,9 @@ class Wpipe2d final : public Strategy {
       throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32, "
                        "split 0 or 1, late 0 or 1, sep 0 or 1");
     if (k["sep"] && !row_factors(p.stencil))
-      throw UsageError(fmt::format("wpipe2d: sep=1 needs a separable stencil, whose rows of coefficients are multiples "
-                                   "of one row and whose coefficients' magnitudes sum to at most 1; '{}' is not",
+      throw UsageError(fmt::format("wpipe2d: sep=1 needs a 2D affine stencil whose rows of coefficients are multiples "
+                                   "of one row, whose coefficients' magnitudes sum to at most 1, and which takes "
+                                   "fewer multiply-adds so factored; '{}' is not one",
                                    p.stencil.name));
     if (k["sep"] && !k["split"]) throw UsageError("wpipe2d: sep=1 needs split=1 (only tb_full's loop sums rows across)");
     const int overlap = k["warps"] * k["tw"] * r;
@@ -207,6 +217,7 @@ class Wpipe2d final : public Strategy {
     one["warps"] = 1;  // launch(full = false): one warp advancing one step
     one["tw"] = 1;
     one["bps"] = 8;  // one-warp blocks: several per SM
+    one["sep"] = 0;  // its loop keeps the ring: term by term
     return one;
   }
 
@@ -242,7 +253,7 @@ class Wpipe2d final : public Strategy {
     m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + shuffles * words;
     // One multiply-add per point, or with sep per term of the factors (2 flops of the FP pipe's
     // rate), and the pass's own cost, which scales with them, spread over its t steps.
-    m.a_cmp = 2.0 * loop_ops(p, k) + wpipe_pass_flops(loop_ops(p, k)) / t;
+    m.a_cmp = loop_flops(loop_ops(p, k), t);
     const int regs = estimated_regs(p, rx, tw, rows);
     // A partial last tile costs a whole one.
     const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(rx, t, r), wpipe2d_tiles(p.domain[0], r, rx, t));
