@@ -25,6 +25,11 @@
 // multiply-adds per cell instead of (2R + 1)^2. Only tb_full's loop with split, which keeps no
 // boundary ring, does so: the ring's cells need their own values, which the window no longer
 // holds.
+// A stencil symmetric in y (TbFold, `fold`) sums each output's mirrored rows first, row d above
+// plus row d below, and evaluates the stencil over those R + 1 folded rows: a (2R+1) x (2R+1)
+// box costs R adds and (R + 1) x (2R + 1) multiply-adds per cell, and R + 1 rows' halos are
+// shuffled instead of 2R + 1. The window still holds the rows' cells, so every loop, the ring's
+// too, can do so.
 // The window's register slots are indexed by the row modulo their count; the main loop is
 // unrolled over one period of that index (kWpPeriod iterations), so every register
 // index is a compile-time constant and no row is ever moved between registers.
@@ -158,6 +163,35 @@ struct WpAcross {
   __device__ __forceinline__ real operator()(int dx, int, int) const { return halo(row, g, i + dx); }
 };
 
+// One folded row of a y-symmetric stencil (`fold`), its cells formed for the strip and those
+// beyond it by shuffle, once (`halo`).
+struct WpFoldedRow {
+  const real (&q)[TB_RX];
+  WpHalo<1>& halo;
+  int i;
+  __device__ __forceinline__ real operator()(int dx, int, int) const { return halo(q, 0, i + dx); }
+};
+
+// Adds the terms of folded rows d, lo <= d < hi, of the outputs whose own row sits in slot `row`
+// to acc: row 0 is that row, row d the sum of the rows d above and below it. A row at a time
+// (formed once, then its terms at every cell, in TbFold's order), so that a thread holds one
+// folded row beside its sums.
+template <class Fold>
+__device__ __forceinline__ void wp_fold_sum(const real (&win)[WP_WIN][TB_RX], int row, int lo, int hi,
+                                            real (&acc)[TB_RX]) {
+#pragma unroll
+  for (int d = 0; d <= TB_RADIUS; ++d) {
+    if (d < lo || d >= hi) continue;
+    real q[TB_RX];
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i)
+      q[i] = d == 0 ? win[row][i] : win[wp_mod(row - d, WP_WIN)][i] + win[wp_mod(row + d, WP_WIN)][i];
+    WpHalo<1> halo;
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i) acc[i] = Fold::part(WpFoldedRow{q, halo, i}, d, d + 1, acc[i]);
+  }
+}
+
 // Row numbers are local to a level: in iteration k a level takes input rows k*G .. k*G + G - 1
 // into slots (k*G + g) mod WP_WIN and completes output rows k*G + g - R. With k = PH modulo
 // the period, both slots are constants.
@@ -216,6 +250,39 @@ __device__ __forceinline__ void wp_sep_tail(WpLevels<TW>& s, int j, real (&x)[WP
       const WpColumn c{s.win[j], wp_out_slot(PH, g), i};
       x[g][i] = Rows::tail(c, TB_RADIUS - g, Rows::part(c, wp_early_split(g), TB_RADIUS - g, s.acc[j][g][i]));
     }
+}
+
+// wp_heads for a y-symmetric stencil: output g's folded rows d < R - g pair rows the level
+// already holds (`late` does not apply: every folded row but the newest pairs the oldest rows
+// with newer ones). The sums start at zero, as TbStencil::head's do.
+template <class Fold, int TW, int PH>
+__device__ __forceinline__ void wp_fold_heads(WpLevels<TW>& s) {
+#pragma unroll
+  for (int j = 0; j < TW; ++j)
+#pragma unroll
+    for (int g = 0; g < WP_G; ++g) {
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i) s.acc[j][g][i] = real(0);
+      wp_fold_sum<Fold>(s.win[j], wp_out_slot(PH, g), 0, TB_RADIUS - g, s.acc[j][g]);
+    }
+}
+
+// wp_tail for a y-symmetric stencil: the folded rows that pair a new row, the constant
+// (Fold::tail past the last row), then the ring as wp_tail.
+template <class Fold, int DEPTH, int TW, int PH, int RING>
+__device__ __forceinline__ void wp_fold_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g)
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i) s.win[j][wp_in_slot(PH, g)][i] = x[g][i];
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g) {
+    wp_fold_sum<Fold>(s.win[j], wp_out_slot(PH, g), TB_RADIUS - g, TB_RADIUS + 1, s.acc[j][g]);
+    WpHalo<1> none;
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i) x[g][i] = Fold::tail(WpFoldedRow{x[g], none, i}, TB_RADIUS + 1, s.acc[j][g][i]);
+    wp_keep_ring<DEPTH, RING>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
+  }
 }
 
 // After the barrier: level j takes its G new input rows from x and leaves its G output rows
@@ -279,6 +346,8 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   if constexpr (SEP)
     wp_sep_heads<TbRows, TW, PH>(s);
+  else if constexpr (TB_WP_FOLD)
+    wp_fold_heads<TbFold, TW, PH>(s);
   else
     wp_heads<TW, PH>(s);
   // Group k (warp 0's input) has landed; every warp has written the group it had.
@@ -297,6 +366,8 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   for (int j = 0; j < TW; ++j) {
     if constexpr (SEP)
       wp_sep_tail<TbRows, TW, PH>(s, j, x);
+    else if constexpr (TB_WP_FOLD)
+      wp_fold_tail<TbFold, DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
     else
       wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
   }

@@ -14,6 +14,7 @@
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/mirror_fold.hpp"
 #include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
@@ -277,6 +278,54 @@ TEST(Codegen, PairedStripsHalveTheirBankWays) {
   EXPECT_TRUE(wpipe_pairs(f, 2));
 }
 
+// fold (a y-symmetric stencil's mirrored rows summed first, in every loop) is in the space of
+// j2d25pt with late 0 and sep 0 only, and has no late variant; the one-step and rest kernels
+// keep it. Asked for where the weights are not symmetric, or with late 1 or sep 1, it is an
+// error. The model charges its 17 operations per cell instead of 25 points.
+TEST(Codegen, Wpipe2dFoldForSymmetricStencilsOnly) {
+  const Strategy* w = find_strategy("wpipe2d");
+  const DeviceProfile d = *builtin_profile("h100");
+  Problem box = make_problem(load_spec(test::source_dir() + "/configs/j2d25pt.yaml"));
+  box.domain = {8448, 8448, 1};
+  int folds = 0;
+  for (const Params& k : w->space(box, d))
+    if (k.at("fold")) {
+      ++folds;
+      EXPECT_EQ(k.at("late"), 0) << params_text(k);
+      EXPECT_EQ(k.at("sep"), 0) << params_text(k);
+      EXPECT_FALSE(w->primary_of(box, d, k).has_value()) << params_text(k);
+    }
+  EXPECT_GT(folds, 0);
+  const Params shape{{"rx", 10}, {"warps", 12}, {"tw", 1}, {"rows", 2}, {"late", 0}};
+  Params with = shape;
+  with["fold"] = 1;
+  const Params folded = w->complete(box, {{"rx", 10}, {"warps", 12}, {"tw", 1}, {"rows", 2}, {"fold", 1}});
+  EXPECT_EQ(folded.at("late"), 0);
+  const ModelTerms plain = w->model_terms(box, w->complete(box, shape), d);
+  const ModelTerms fold = w->model_terms(box, folded, d);
+  EXPECT_LT(fold.a_cmp, plain.a_cmp - 2.0 * (25 - 17) + 1e-9);
+  EXPECT_LT(fold.a_sm, plain.a_sm);
+  EXPECT_GT(fold.regs_per_thread, plain.regs_per_thread);
+  const std::string src = w->source(box, folded);
+  EXPECT_NE(src.find("#define TB_WP_FOLD 1"), std::string::npos);
+  EXPECT_NE(src.find("struct TbFold {"), std::string::npos);
+  EXPECT_EQ(w->step_params(folded).at("fold"), 1);
+  const Problem odd = test::small_problem(test::source_dir() + "/configs/j2d25pt.yaml", DType::Double, {1037, 389, 1}, 11);
+  EXPECT_EQ(w->rest_params(odd, w->complete(odd, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"fold", 1}}))->at("fold"), 1);
+  with["late"] = 1;
+  EXPECT_THROW(w->complete(box, with), UsageError);
+  with["late"] = 0;
+  with["sep"] = 1;
+  EXPECT_THROW(w->complete(box, with), UsageError);
+
+  const Problem star = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
+  for (const Params& k : w->space(star, d)) ASSERT_EQ(k.at("fold"), 0) << params_text(k);
+  EXPECT_THROW(w->complete(star, {{"fold", 1}}), UsageError);
+  const std::string plain_src = w->source(star, w->complete(star, {}));
+  EXPECT_NE(plain_src.find("struct TbFold;"), std::string::npos);
+  EXPECT_EQ(plain_src.find("struct TbFold {"), std::string::npos);
+}
+
 // sep (a separable stencil's rows summed across once, tb_full only) is in the space of the
 // separable j2d49pt alone, always with split; asked for elsewhere or without split it is an
 // error. The model charges its factors' 14 multiply-adds per cell instead of 49 points, and
@@ -506,6 +555,17 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
       EXPECT_TRUE(m.kernels.count(rest_kernel_name(3))) << m.log;
       ++compiled;
     }
+    // A y-symmetric stencil (j2d25pt, j2d49pt) also with its mirrored rows summed first (fold),
+    // in tb_full, tb_edge, the rest pass and the one-step kernel.
+    if (mirror_fold(p.stencil)) {
+      const CompiledModule m =
+          compile_cuda(s->source(p, s->complete(p, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}, {"fold", 1}})), "sm_90");
+      ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(rest_kernel_name(3)) &&
+                  m.kernels.count(kStepKernel))
+          << m.log;
+      EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
+      ++compiled;
+    }
     // A separable stencil (j2d49pt) also with its rows summed across once in tb_full (sep).
     if (row_factors(p.stencil)) {
       const CompiledModule m =
@@ -515,7 +575,7 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
       ++compiled;
     }
   }
-  EXPECT_EQ(compiled, 13);
+  EXPECT_EQ(compiled, 15);
 }
 
 // wpipe3d for every 3D config and the nonlinear and general 3D specs (sm_90, double) at two

@@ -410,7 +410,8 @@ TEST(Search, VariantsStandInForTheirPrimariesOnly) {
   EXPECT_GT(primaries, 0);
   EXPECT_EQ(variants, primaries);
   EXPECT_EQ(space_size(ranked).feasible, primaries);
-  const Params fs{{"rx", 13}, {"warps", 8}, {"tw", 4}, {"rows", 1}, {"bps", 1}, {"split", 1}, {"late", 1}, {"sep", 0}};
+  const Params fs{{"rx", 13}, {"warps", 8}, {"tw", 4}, {"rows", 1}, {"bps", 1}, {"split", 1},
+                  {"late", 1},  {"sep", 0},   {"fold", 0}};
   EXPECT_EQ(primary_late.at(fs), 0);  // estimated 234 registers of 255
   Params roomy = fs;
   roomy["tw"] = 3;

@@ -9,6 +9,7 @@
 
 #include "tuner/codegen/templates.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/mirror_fold.hpp"
 #include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
@@ -74,9 +75,10 @@ const std::string& template_text(const std::string& name) {
 
 // The order every generated kernel sums an affine stencil's terms in: by (dz, dx), then dy.
 // `apply` and `apply_rows` both follow it, so a candidate and the naive kernel round the same
-// way and agree to the bit (all but wpipe2d's sep, which sums a separable stencil's factors,
-// tuner/spec/row_factors.hpp): an unstable stencil (j3d7pt amplifies its highest mode 1.3x per
-// step) would otherwise turn a different rounding into a visible difference.
+// way and agree to the bit (all but wpipe2d's sep and fold, which sum a separable stencil's
+// factors and a symmetric one's mirrored rows first: tuner/spec/row_factors.hpp and
+// mirror_fold.hpp): an unstable stencil (j3d7pt amplifies its highest mode 1.3x per step) would
+// otherwise turn a different rounding into a visible difference.
 std::vector<LinearForm::Term> column_order(const LinearForm& f) {
   std::vector<LinearForm::Term> terms = f.terms;
   std::stable_sort(terms.begin(), terms.end(), [](const auto& a, const auto& b) {
@@ -239,6 +241,16 @@ std::string rows_struct(const Stencil& s) {
          linear_body(f->across) + "  }\n" + stream_split_of(&f->down, 2) + "};\n\n";
 }
 
+// `struct TbFold` (templates/wpipe2d.cuh's `fold`): a stencil symmetric in y over its folded
+// rows (tuner/spec/mirror_fold.hpp), u(dx, d) reading folded row d, with head, part and tail as
+// for TbStencil. Every other stencil has the struct declared only.
+std::string fold_struct(const Stencil& s) {
+  const auto f = mirror_fold(s);
+  if (!f) return "struct TbFold;\n\n";
+  return "// The stencil over folded rows: row d > 0 is the sum of the rows d above and below.\nstruct TbFold {\n" +
+         stream_split_of(&f->rows, 2) + "};\n\n";
+}
+
 }  // namespace
 
 std::string cuda_expr(const Expr& e) {
@@ -261,7 +273,7 @@ std::string assemble_source(const Problem& problem, const Defines& defines,
   src += "  template <class U>\n  __device__ __forceinline__ static real apply(const U& u) {\n";
   src += s.linear ? linear_body(*s.linear) : "    return " + cuda_expr(s.expr) + ";\n";
   src += "  }\n" + rows_body(s) + plane_sums_body(s) + stream_split_body(s) + finish_body(s) + "};\n\n";
-  src += rows_struct(s);
+  src += rows_struct(s) + fold_struct(s);
   for (const std::string& name : templates) src += template_text(name);
   return src;
 }

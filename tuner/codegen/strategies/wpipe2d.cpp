@@ -5,8 +5,10 @@
 // ring. Parameters: rx, warps, tw (depth = warps x tw), rows (per iteration, i.e. per barrier),
 // bps (blocks per SM to aim for), split (1: the blocks that meet the boundary ring in a
 // kernel of their own, beside the others'; 0: one kernel, every block testing for the ring) and
-// late (where the held rows' terms are summed: wpipe_model.hpp, late_of) and sep (1: a separable
-// stencil's rows summed across once each, tuner/spec/row_factors.hpp; tb_full only, so with split).
+// late (where the held rows' terms are summed: wpipe_model.hpp, late_of), sep (1: a separable
+// stencil's rows summed across once each, tuner/spec/row_factors.hpp; tb_full only, so with split)
+// and fold (1: a stencil symmetric in y summed over its mirrored rows' sums,
+// tuner/spec/mirror_fold.hpp; every loop, late 0).
 // Its model and space are fitted to H100 measurements (docs/bench-2d.md, "The model fitted").
 #include "tuner/codegen/strategies/strategies.hpp"
 
@@ -22,6 +24,7 @@
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/mirror_fold.hpp"
 #include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
@@ -67,9 +70,12 @@ long body_size(const Problem& p, int rx, int tw, int rows) {
 // compiler's real count (ptxas) decides after compiling; the model's resource check
 // (`regs_per_thread`) keeps the searches to what may fit, and a shape asked for by name
 // (`--param`) is compiled whatever the estimate.
-int estimated_regs(const Problem& p, int rx, int tw, int rows) {
+// With fold, R rows of rx cells more per level: the folded rows in the making (ptxas, j2d25pt
+// double, 2 rows, tw 1: rx 7 +34-36 registers, rx 9 +44, rx 11 +62 at 8 warps; tw 2 at rx 10
+// spilled 8-204 bytes at 255).
+int estimated_regs(const Problem& p, int rx, int tw, int rows, bool fold) {
   const int r = p.stencil.radius, per_value = dtype_bytes(p.dtype) / 4;
-  return (tw * std::max(2 * r, rows) * rx + rows * rx) * per_value;
+  return (tw * std::max(2 * r, rows) * rx + rows * rx + (fold ? tw * r * rx : 0)) * per_value;
 }
 
 // Whether the ring's tests cost enough for a pass to run the blocks that meet it as a kernel of
@@ -85,11 +91,16 @@ bool split_of(const Params& k) { return k.count("split") && k.at("split") != 0; 
 // Whether tb_full sums a separable stencil's rows across once each (the `sep` parameter).
 bool sep_of(const Params& k) { return k.count("sep") && k.at("sep") != 0; }
 
-// Multiply-adds per cell and step of tb_full's loop: the stencil's points, or with sep its
-// factors' terms.
+// Whether the loops sum a y-symmetric stencil over its folded rows (the `fold` parameter).
+bool fold_of(const Params& k) { return k.count("fold") && k.at("fold") != 0; }
+
+// Multiply-adds (and adds) per cell and step of tb_full's loop: the stencil's points, with sep
+// its factors' terms, with fold its folded terms and the mirrored rows' adds.
 int loop_ops(const Problem& p, const Params& k) {
   if (sep_of(k))
     if (const auto f = row_factors(p.stencil)) return f->ops();
+  if (fold_of(k))
+    if (const auto f = mirror_fold(p.stencil)) return f->ops();
   return int(p.stencil.points.size());
 }
 
@@ -110,12 +121,24 @@ double loop_flops(int ops, int depth) { return 2.0 * ops + wpipe_pass_flops(ops)
 // ncu timed j2d49pt's winner's tb_edge 1.2x faster than its tb_full (docs/bench-2d.md,
 // "Separable rows"), a ratio nearer 2.9, which the two loops' modelled compute (loop_flops)
 // also gives; but that ratio ranked the measured sep shapes worse (Spearman 0.72 against 0.82
-// in double, 0.00 against 0.40 in float), so it waits for a GPU measurement.
+// in double, 0.00 against 0.40 in float), so it waits for a GPU measurement. fold runs in both
+// loops alike.
 Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, int depth, bool split) {
   const int points = int(p.stencil.points.size());
-  const double full_speed = double(points) / loop_ops(p, k);
+  const double full_speed = sep_of(k) ? double(points) / loop_ops(p, k) : 1.0;
   return wpipe2d_grid(p.domain[0], p.domain[1], p.stencil.radius, rx, depth, k.at("rows"), resident,
                       ring_loop_speed(points), split, split ? full_speed : 1.0);
+}
+
+// Shuffles per cell and level with fold: for each folded row the halo some term reads, 2 x its
+// widest |dx|, over the strip's rx cells.
+double fold_shuffles_per_cell(const MirrorFold& f, int rx) {
+  std::vector<int> widest(1);
+  for (const auto& t : f.rows.terms) {
+    if (t.at[1] >= int(widest.size())) widest.resize(t.at[1] + 1);
+    widest[t.at[1]] = std::max(widest[t.at[1]], std::abs(t.at[0]));
+  }
+  return 2.0 * std::accumulate(widest.begin(), widest.end(), 0) / rx;
 }
 
 class Wpipe2d final : public Strategy {
@@ -123,7 +146,7 @@ class Wpipe2d final : public Strategy {
   std::string name() const override { return "wpipe2d"; }
   std::string summary() const override {
     return "2D register tiling, warps pipelined in time, halos by shuffle; params rx, warps, tw, rows, bps, split, "
-           "late, sep";
+           "late, sep, fold";
   }
   // A strip of one cell per lane is the narrowest tile, and the interior must hold one tile.
   bool supports(const Problem& p) const override { return p.dims() == 2 && fits_domain(p, 1); }
@@ -135,6 +158,8 @@ class Wpipe2d final : public Strategy {
     const bool may_split = ring_loop_speed(int(p.stencil.points.size())) < kSplitBelow;
     // Separable stencils also with sep (tb_full's loop, so split only).
     const std::vector<int> seps = row_factors(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
+    // Stencils symmetric in y also with fold, in every loop, late 0 (it has no late).
+    const std::vector<int> folds = mirror_fold(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
     // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
     // gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
@@ -147,8 +172,10 @@ class Wpipe2d final : public Strategy {
             for (int bps : {1, 2})
               for (int split : {0, 1})
                 for (int late : lates)
-                  for (int sep : seps) {
+                  for (int sep : seps)
+                    for (int fold : folds) {
                     if (sep && !split) continue;
+                    if (fold && (sep || late)) continue;
                     if (split && !may_split && !sep) continue;
                     if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
                     if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
@@ -157,7 +184,7 @@ class Wpipe2d final : public Strategy {
                     if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
                     if (body_size(p, rx, tw, rows) > kMaxBody) continue;
                     out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split},
-                                   {"late", late}, {"sep", sep}});
+                                   {"late", late}, {"sep", sep}, {"fold", fold}});
                   }
     return out;
   }
@@ -170,13 +197,14 @@ class Wpipe2d final : public Strategy {
     // and checked below.
     const int r = p.stencil.radius;
     Params k{{"rx", 7},   {"warps", 8}, {"tw", r <= 1 ? 2 : 1},
-             {"rows", 1}, {"bps", 1},   {"split", 1}, {"late", wpipe_late_values(p).front()}, {"sep", 0}};
+             {"rows", 1}, {"bps", 1},   {"split", 1}, {"late", wpipe_late_values(p).front()}, {"sep", 0}, {"fold", 0}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(
-            fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split, late, sep)", name));
+            fmt::format("strategy 'wpipe2d' has no parameter '{}' (rx, warps, tw, rows, bps, split, late, sep, fold)", name));
       k[name] = v;
     }
+    if (k["fold"] && !given.count("late")) k["late"] = 0;
     if (!given.count("rx")) k["rx"] = int(std::clamp((p.domain[0] - 2 * r) / 32, 1L, 7L));
     if (!given.count("tw"))
       while (k["tw"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["tw"];
@@ -184,15 +212,23 @@ class Wpipe2d final : public Strategy {
       while (k["warps"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["warps"];
     if (k["rx"] < 1 || k["rx"] > 32 || k["warps"] < 1 || k["warps"] > 32 || k["tw"] < 1 || k["tw"] > 32 ||
         k["rows"] < 1 || k["rows"] > 16 || k["bps"] < 1 || k["bps"] > 32 || k["split"] < 0 || k["split"] > 1 ||
-        k["late"] < 0 || k["late"] > 1 || k["sep"] < 0 || k["sep"] > 1)
+        k["late"] < 0 || k["late"] > 1 || k["sep"] < 0 || k["sep"] > 1 || k["fold"] < 0 || k["fold"] > 1)
       throw UsageError("wpipe2d: need 1 <= rx <= 32, 1 <= warps <= 32, 1 <= tw <= 32, 1 <= rows <= 16, 1 <= bps <= 32, "
-                       "split 0 or 1, late 0 or 1, sep 0 or 1");
+                       "split 0 or 1, late 0 or 1, sep 0 or 1, fold 0 or 1");
     if (k["sep"] && !row_factors(p.stencil))
       throw UsageError(fmt::format("wpipe2d: sep=1 needs a 2D affine stencil whose rows of coefficients are multiples "
                                    "of one row, whose coefficients' magnitudes sum to at most 1, and which takes "
                                    "fewer multiply-adds so factored; '{}' is not one",
                                    p.stencil.name));
     if (k["sep"] && !k["split"]) throw UsageError("wpipe2d: sep=1 needs split=1 (only tb_full's loop sums rows across)");
+    if (k["fold"] && !mirror_fold(p.stencil))
+      throw UsageError(fmt::format("wpipe2d: fold=1 needs a 2D affine stencil whose coefficients at (dx, dy) and "
+                                   "(dx, -dy) are equal, whose coefficients' magnitudes sum to at most 1, and which "
+                                   "takes fewer operations so folded; '{}' is not one",
+                                   p.stencil.name));
+    if (k["fold"] && (k["sep"] || k["late"]))
+      throw UsageError("wpipe2d: fold=1 goes with sep=0 and late=0 (it sums the rows its own way, all it can before "
+                       "the barrier)");
     const int overlap = k["warps"] * k["tw"] * r;
     if (valid_x(k["rx"], k["warps"] * k["tw"], r) < overlap)
       throw UsageError(fmt::format("wpipe2d: a tile of 32 x rx = {} columns needs at least as many valid columns "
@@ -210,7 +246,9 @@ class Wpipe2d final : public Strategy {
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
   std::optional<Params> primary_of(const Problem& p, const DeviceProfile& d, const Params& k) const override {
-    return wpipe_primary_of(p, d, k, estimated_regs(p, k.at("rx"), k.at("tw"), k.at("rows")), k.at("warps") * 32);
+    if (fold_of(k)) return std::nullopt;  // one way only: late 0
+    const int regs = estimated_regs(p, k.at("rx"), k.at("tw"), k.at("rows"), fold_of(k));
+    return wpipe_primary_of(p, d, k, regs, k.at("warps") * 32);
   }
   Params step_params(const Params& k) const override {
     Params one = k;
@@ -248,13 +286,17 @@ class Wpipe2d final : public Strategy {
     // ring is filled and emptied once per pass (rows, coalesced); and each level shuffles the
     // halo cells its rows need (wpipe_shuffles_per_cell), a word at a time.
     // With sep a level shuffles only the halo of each row's sum across.
+    // With fold, the halo of each folded row.
     const auto factors = sep_of(k) ? row_factors(p.stencil) : std::nullopt;
-    const double shuffles = factors ? sep_shuffles_per_cell(*factors, rx) : wpipe_shuffles_per_cell(p, rx);
+    const auto folded = fold_of(k) ? mirror_fold(p.stencil) : std::nullopt;
+    const double shuffles = factors  ? sep_shuffles_per_cell(*factors, rx)
+                            : folded ? fold_shuffles_per_cell(*folded, rx)
+                                     : wpipe_shuffles_per_cell(p, rx);
     m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + shuffles * words;
-    // One multiply-add per point, or with sep per term of the factors (2 flops of the FP pipe's
-    // rate), and the pass's own cost, which scales with them, spread over its t steps.
+    // One multiply-add per point, or with sep per term of the factors, with fold per folded term
+    // and mirrored row (2 flops of the FP pipe's rate), and the pass's own cost, which scales with them, spread over its t steps.
     m.a_cmp = loop_flops(loop_ops(p, k), t);
-    const int regs = estimated_regs(p, rx, tw, rows);
+    const int regs = estimated_regs(p, rx, tw, rows, fold_of(k));
     // A partial last tile costs a whole one.
     const double filled = whole_tiles_share(p.domain[0] - 2 * r, valid_x(rx, t, r), wpipe2d_tiles(p.domain[0], r, rx, t));
     m.valid = vx * busy * filled;
@@ -275,7 +317,7 @@ class Wpipe2d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     Defines defines = {{"TB_RX", k.at("rx")},           {"TB_WARPS", k.at("warps")},  {"TB_TW", k.at("tw")},
                        {"TB_ROWS", k.at("rows")},       {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},    {"TB_WP_SEP", sep_of(k)},
+                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},    {"TB_WP_SEP", sep_of(k)}, {"TB_WP_FOLD", fold_of(k)},
                        {"TB_WP_POINTS", long(p.stencil.points.size())},
                        {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}};
     if (const auto rest = rest_params(p, k)) {

@@ -1,0 +1,85 @@
+// Tests of the y-symmetry analysis (tuner/spec/mirror_fold.hpp): which stencils fold, and that
+// the folded form gives back every coefficient.
+#include "tuner/spec/mirror_fold.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/test_util.hpp"
+
+namespace tbtune {
+namespace {
+
+Stencil stencil_of(const std::string& expr, int dims = 2) {
+  const std::string domain = dims == 2 ? "[20, 30]" : "[20, 30, 40]";
+  return make_stencil(parse_spec("name: t\ndims: " + std::to_string(dims) + "\ndtype: double\nexpr: \"" + expr +
+                                     "\"\ndomain: " + domain + "\nsteps: 3\n",
+                                 "mem.yaml"));
+}
+
+// The folded coefficient at (dx, d), 0 where the form has no term.
+double folded(const MirrorFold& f, int dx, int d) {
+  for (const auto& t : f.rows.terms)
+    if (t.at[0] == dx && t.at[1] == d) return t.coef;
+  return 0;
+}
+
+// configs/j2d25pt.yaml's 5 x 5 box is symmetric in y: 15 folded terms and 2 adds instead of 25
+// multiply-adds, each folded term the coefficient of both rows it stands for.
+TEST(MirrorFold, SymmetricBoxFolds) {
+  const Stencil s = make_stencil(load_spec(test::source_dir() + "/configs/j2d25pt.yaml"));
+  const auto f = mirror_fold(s);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->rows.terms.size(), 15u);
+  EXPECT_EQ(f->pairs, 2);
+  EXPECT_EQ(f->ops(), 17);
+  for (const auto& t : s.linear->terms) EXPECT_EQ(folded(*f, t.at[0], t.at[1] < 0 ? -t.at[1] : t.at[1]), t.coef);
+  for (const auto& t : f->rows.terms) {
+    EXPECT_GE(t.at[1], 0);
+    EXPECT_EQ(t.at[2], 0);
+  }
+}
+
+// j2d49pt's binomial blur folds too (28 + 3 instead of 49; sep does better); the stars and
+// j2d9pt's box have weights that differ between the rows above and below.
+TEST(MirrorFold, WhichConfigsFold) {
+  for (const char* name : {"j2d49pt"})
+    EXPECT_TRUE(mirror_fold(make_stencil(load_spec(test::source_dir() + "/configs/" + name + ".yaml")))) << name;
+  EXPECT_EQ(mirror_fold(make_stencil(load_spec(test::source_dir() + "/configs/j2d49pt.yaml")))->ops(), 31);
+  for (const char* name : {"j2d5pt", "j2d9pt", "j2ds9pt", "j3d7pt", "poisson"})
+    EXPECT_FALSE(mirror_fold(make_stencil(load_spec(test::source_dir() + "/configs/" + name + ".yaml")))) << name;
+}
+
+// Rows present on one side only, or one weight a part in 1e10 away from its mirror's, do not
+// fold; the constant stays; terms without a row above or below (dy = 0) may have any weight.
+TEST(MirrorFold, MirrorsMustMatchExactly) {
+  const auto box = mirror_fold(stencil_of("(u[-1,-1] + 2*u[0,-1] + 3*u[1,-1] + 4*u[-1,0] + 5*u[0,0] + 6*u[1,0] + "
+                                          "u[-1,1] + 2*u[0,1] + 3*u[1,1]) / 64 + 0.25"));
+  ASSERT_TRUE(box.has_value());
+  EXPECT_EQ(box->ops(), 7);
+  EXPECT_EQ(box->rows.constant, 0.25);
+  EXPECT_EQ(folded(*box, 1, 0), 6.0 / 64);
+  EXPECT_EQ(folded(*box, 1, 1), 3.0 / 64);
+  EXPECT_FALSE(mirror_fold(stencil_of("(u[-1,-1] + 2*u[0,-1] + 3*u[1,-1] + 4*u[-1,0] + 5*u[0,0] + 6*u[1,0] + "
+                                      "u[-1,1] + 2*u[0,1] + 3.0000000003*u[1,1]) / 64")));
+  EXPECT_FALSE(mirror_fold(stencil_of("(u[-1,-1] + 2*u[0,-1] + 3*u[1,-1] + 4*u[-1,0] + 5*u[0,0] + 6*u[1,0] + "
+                                      "u[-1,1] + 2*u[0,1]) / 64")));
+}
+
+// A folded sum rounds differently from the naive kernel's, which a stencil that amplifies would
+// turn into a visible difference: the same box at twice the weights does not fold. A 5-point
+// star gains nothing (1 add and 4 multiply-adds against 5); 3D and stencils that are not affine
+// are not folded.
+TEST(MirrorFold, NotWhereItGainsNothingOrDoesNotHold) {
+  const std::string box = "(u[-1,-1] + 2*u[0,-1] + u[1,-1] + 2*u[-1,0] + 4*u[0,0] + 2*u[1,0] + u[-1,1] + "
+                          "2*u[0,1] + u[1,1])";
+  EXPECT_TRUE(mirror_fold(stencil_of(box + " / 16")));
+  EXPECT_FALSE(mirror_fold(stencil_of(box + " / 8")));
+  EXPECT_FALSE(mirror_fold(stencil_of("0.1*u[0,-1] + 0.2*u[-1,0] + 0.3*u[0,0] + 0.2*u[1,0] + 0.1*u[0,1]")));
+  EXPECT_FALSE(mirror_fold(stencil_of("0.125*(u[0,0,-1] + u[0,0,1]) + 0.125*(u[0,-1,0] + u[0,1,0])", 3)));
+  EXPECT_FALSE(mirror_fold(stencil_of("0.1*u[0,-1]*u[0,1] + 0.1*u[0,0]")));
+}
+
+}  // namespace
+}  // namespace tbtune
