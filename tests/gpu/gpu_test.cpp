@@ -125,7 +125,8 @@ std::vector<std::string> spec_paths() {
     std::fprintf(stderr, "gpu_test: no configs (%s); set TBTUNE_SOURCE_DIR\n", e.what());
     return out;
   }
-  for (const char* name : {"box3d_r4.yaml", "nonlinear3d.yaml", "general2d_r4.yaml", "nonlinear.yaml"})
+  for (const char* name :
+       {"box3d_r4.yaml", "nonlinear3d.yaml", "general2d_r4.yaml", "nonlinear.yaml", "mirrored2d.yaml"})
     out.push_back(test::source_dir() + "/tests/specs/good/" + name);
   return out;
 }
