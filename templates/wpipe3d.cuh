@@ -23,7 +23,9 @@
 // level lags R planes behind the one below. For an affine stencil the terms that read planes
 // already held (TbStencil::head, split on dz) are summed before the barrier, all of them or
 // (`late`) the oldest plane's; after it the rest (TbStencil::part) and the newest plane's
-// (TbStencil::tail). The main loop is unrolled over one period of
+// (TbStencil::tail). A stencil symmetric in z (TbFold, `fold`) sums each output's mirrored
+// planes first, plane d before plus plane d after, and evaluates the stencil over those R + 1
+// folded planes (wpipe2d.cuh says why). The main loop is unrolled over one period of
 // the slots, so every register index is a constant.
 //
 // Overlap: each level's outer cells read garbage one radius further in (beyond the warp's
@@ -144,6 +146,42 @@ struct W3Window {
   }
 };
 
+// One folded plane of a stencil symmetric in z (`fold`, TbFold): the lane's rows of it, the
+// cells beyond its strip by shuffle, once per row (`halo`).
+struct W3FoldedPlane {
+  const real (&q)[W3_IN][TB_RX];
+  WpHalo<W3_IN>& halo;
+  int c, i;
+  __device__ __forceinline__ real operator()(int dx, int dy, int) const {
+    const int r = c + TB_RADIUS + dy;
+    return halo(q[r], r, i + dx);
+  }
+};
+
+// Adds the terms of folded planes d, lo <= d < hi, of the output plane in slot `slot` to acc:
+// plane 0 is that plane, plane d the sum of the planes d before and after it. A plane at a
+// time (formed once, then its terms at every cell, in TbFold's order), as wpipe2d's
+// wp_fold_sum; the rows no term reads are never formed once the loops are unrolled.
+template <class Fold>
+__device__ __forceinline__ void w3_fold_sum(const real (&win)[W3_WIN][W3_IN][TB_RX], int slot, int lo, int hi,
+                                            real (&acc)[TB_CY][TB_RX]) {
+#pragma unroll
+  for (int d = 0; d <= TB_RADIUS; ++d) {
+    if (d < lo || d >= hi) continue;
+    real q[W3_IN][TB_RX];
+#pragma unroll
+    for (int r = 0; r < W3_IN; ++r)
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i)
+        q[r][i] = d == 0 ? win[slot][r][i] : win[wp_mod(slot - d, W3_WIN)][r][i] + win[wp_mod(slot + d, W3_WIN)][r][i];
+    WpHalo<W3_IN> halo;
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c)
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i) acc[c][i] = Fold::part(W3FoldedPlane{q, halo, c, i}, d, d + 1, acc[c][i]);
+  }
+}
+
 // Plane numbers are local to a level: in iteration k = PH modulo the period it takes its input
 // into slot PH and completes the output R planes behind.
 __device__ __forceinline__ constexpr int w3_out_slot(int ph) { return wp_mod(ph - TB_RADIUS, W3_WIN); }
@@ -165,6 +203,33 @@ __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
   }
 }
 
+// w3_heads for a stencil symmetric in z: the folded planes d < R pair planes the level holds
+// (`late` does not apply). The sums start at zero, as TbStencil::head's do.
+template <class Fold, int TW, int PH>
+__device__ __forceinline__ void w3_fold_heads(W3Levels<TW>& s) {
+#pragma unroll
+  for (int j = 0; j < TW; ++j) {
+#pragma unroll
+    for (int c = 0; c < TB_CY; ++c)
+#pragma unroll
+      for (int i = 0; i < TB_RX; ++i) s.acc[j][c][i] = real(0);
+    w3_fold_sum<Fold>(s.win[j], w3_out_slot(PH), 0, TB_RADIUS, s.acc[j]);
+  }
+}
+
+// w3_level's sums for a stencil symmetric in z: folded plane R, which pairs the new plane, then
+// the constant (Fold::tail past the last plane).
+template <class Fold, int TW, int PH>
+__device__ __forceinline__ void w3_fold_tail(W3Levels<TW>& s, int j, const real (&x)[W3_IN][TB_RX],
+                                             real (&v)[TB_CY][TB_RX]) {
+  w3_fold_sum<Fold>(s.win[j], w3_out_slot(PH), TB_RADIUS, TB_RADIUS + 1, s.acc[j]);
+  WpHalo<W3_IN> none;
+#pragma unroll
+  for (int c = 0; c < TB_CY; ++c)
+#pragma unroll
+    for (int i = 0; i < TB_RX; ++i) v[c][i] = Fold::tail(W3FoldedPlane{x, none, c, i}, TB_RADIUS + 1, s.acc[j][c][i]);
+}
+
 // After the barrier: level j takes its new input plane x and completes output plane o into v.
 template <int TW, int PH, bool RING, bool PLANES>
 __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int j, const real (&x)[W3_IN][TB_RX],
@@ -173,14 +238,18 @@ __device__ __forceinline__ void w3_level(const W3Block& b, W3Levels<TW>& s, int 
   for (int r = 0; r < W3_IN; ++r)
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i) s.win[j][PH][r][i] = x[r][i];
-  WpHalo<W3_WIN * W3_IN> halo;
+  if constexpr (TB_WP_FOLD) {
+    w3_fold_tail<TbFold, TW, PH>(s, j, x, v);
+  } else {
+    WpHalo<W3_WIN * W3_IN> halo;
 #pragma unroll
-  for (int c = 0; c < TB_CY; ++c)
+    for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
-    for (int i = 0; i < TB_RX; ++i) {
-      const W3Window w{s.win[j], halo, w3_out_slot(PH), c, i};
-      v[c][i] = TbStencil::tail(w, TB_RADIUS, TbStencil::part(w, W3_EARLY_SPLIT, TB_RADIUS, s.acc[j][c][i]));
-    }
+      for (int i = 0; i < TB_RX; ++i) {
+        const W3Window w{s.win[j], halo, w3_out_slot(PH), c, i};
+        v[c][i] = TbStencil::tail(w, TB_RADIUS, TbStencil::part(w, W3_EARLY_SPLIT, TB_RADIUS, s.acc[j][c][i]));
+      }
+  }
   w3_keep_ring<RING, PLANES>(b, o, s.win[j][w3_out_slot(PH)], v);
 }
 
@@ -314,7 +383,10 @@ template <int W, int TW, int PH, bool RING, bool PLANES>
 __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, int k0, int slot0) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, DEPTH = W * TW, N = w3_ring_planes(W);
   const int k = k0 + PH;
-  w3_heads<TW, PH>(s);
+  if constexpr (TB_WP_FOLD)
+    w3_fold_heads<TbFold, TW, PH>(s);
+  else
+    w3_heads<TW, PH>(s);
   // Plane k (stage 0's input) has landed; every stage has written the plane it had.
   __pipeline_wait_prior(TB_PF_MIN - 1);
   __syncthreads();

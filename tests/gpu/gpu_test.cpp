@@ -255,13 +255,16 @@ std::vector<Params> points_for(const std::string& strategy) {
     // overhang the 97 x 71 domain in x and y; 3 levels per stage swap y halos twice per plane,
     // one warp along y swaps none, bps 2 runs two blocks per SM, an even rx moves cells in pairs.
     // A point whose tile has no valid cells at a stencil's radius is skipped (complete throws);
-    // the last is the one that fits radius 4. Late 1 by default, late 0 at two points.
+    // the last is the one that fits radius 4. Late 1 by default, late 0 at two points. The two
+    // after it sum a z-symmetric stencil's mirrored planes first (fold; skipped for the others).
     return {{{"rx", 2}, {"cy", 7}, {"wy", 4}, {"warps", 2}, {"tw", 3}},
             {{"rx", 1}, {"cy", 4}, {"wy", 2}, {"warps", 4}, {"tw", 1}, {"late", 0}},
             {{"rx", 3}, {"cy", 3}, {"wy", 8}, {"warps", 1}, {"tw", 2}, {"bps", 2}},
             {{"rx", 2}, {"cy", 5}, {"wy", 1}, {"warps", 3}, {"tw", 1}},
             {{"rx", 4}, {"cy", 4}, {"wy", 4}, {"warps", 2}, {"tw", 2}, {"late", 0}},
-            {{"rx", 1}, {"cy", 4}, {"wy", 4}, {"warps", 1}, {"tw", 1}}};
+            {{"rx", 1}, {"cy", 4}, {"wy", 4}, {"warps", 1}, {"tw", 1}},
+            {{"rx", 3}, {"cy", 3}, {"wy", 4}, {"warps", 2}, {"tw", 2}, {"fold", 1}},
+            {{"rx", 2}, {"cy", 5}, {"wy", 1}, {"warps", 3}, {"tw", 1}, {"fold", 1}}};
   return {{}};
 }
 

@@ -41,14 +41,31 @@ TEST(MirrorFold, SymmetricBoxFolds) {
   }
 }
 
-// j2d49pt's binomial blur folds too (28 + 3 instead of 49; sep does better); the stars and
-// j2d9pt's box have weights that differ between the rows above and below.
+// j2d49pt's binomial blur folds too (28 + 3 instead of 49; sep does better), and in 3D, along
+// z, poisson (9 + 5 terms and 1 add instead of 19, each folded term at the offsets across of the
+// two it stands for); the stars, j2d9pt's box, j3d17pt and j3d27pt have weights that differ
+// between the rows (planes) before and after, and j3d13pt's equal ones gain nothing (13 either
+// way).
 TEST(MirrorFold, WhichConfigsFold) {
-  for (const char* name : {"j2d49pt"})
-    EXPECT_TRUE(mirror_fold(make_stencil(load_spec(test::source_dir() + "/configs/" + name + ".yaml")))) << name;
-  EXPECT_EQ(mirror_fold(make_stencil(load_spec(test::source_dir() + "/configs/j2d49pt.yaml")))->ops(), 31);
-  for (const char* name : {"j2d5pt", "j2d9pt", "j2ds9pt", "j3d7pt", "poisson"})
-    EXPECT_FALSE(mirror_fold(make_stencil(load_spec(test::source_dir() + "/configs/" + name + ".yaml")))) << name;
+  const auto config = [](const char* name) {
+    return make_stencil(load_spec(test::source_dir() + "/configs/" + name + ".yaml"));
+  };
+  EXPECT_EQ(mirror_fold(config("j2d49pt"))->ops(), 31);
+  const Stencil poisson = config("poisson");
+  const auto f = mirror_fold(poisson);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->ops(), 15);
+  EXPECT_EQ(f->pairs, 1);
+  for (const auto& t : poisson.linear->terms) {
+    Offset folded_at = t.at;
+    folded_at[2] = t.at[2] < 0 ? -t.at[2] : t.at[2];
+    int found = 0;
+    for (const auto& u : f->rows.terms)
+      if (u.at == folded_at) found += u.coef == t.coef;
+    EXPECT_EQ(found, 1);
+  }
+  for (const char* name : {"j2d5pt", "j2d9pt", "j2ds9pt", "j3d7pt", "j3d13pt", "j3d17pt", "j3d27pt"})
+    EXPECT_FALSE(mirror_fold(config(name))) << name;
 }
 
 // Rows present on one side only, or one weight a part in 1e10 away from its mirror's, do not
@@ -69,8 +86,8 @@ TEST(MirrorFold, MirrorsMustMatchExactly) {
 
 // A folded sum rounds differently from the naive kernel's, which a stencil that amplifies would
 // turn into a visible difference: the same box at twice the weights does not fold. A 5-point
-// star gains nothing (1 add and 4 multiply-adds against 5); 3D and stencils that are not affine
-// are not folded.
+// star gains nothing (1 add and 4 multiply-adds against 5), nor does a 3D star of radius 1 (its
+// planes folded along z); stencils that are not affine are not folded.
 TEST(MirrorFold, NotWhereItGainsNothingOrDoesNotHold) {
   const std::string box = "(u[-1,-1] + 2*u[0,-1] + u[1,-1] + 2*u[-1,0] + 4*u[0,0] + 2*u[1,0] + u[-1,1] + "
                           "2*u[0,1] + u[1,1])";

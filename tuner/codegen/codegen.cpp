@@ -241,14 +241,16 @@ std::string rows_struct(const Stencil& s) {
          linear_body(f->across) + "  }\n" + stream_split_of(&f->down, 2) + "};\n\n";
 }
 
-// `struct TbFold` (templates/wpipe2d.cuh's `fold`): a stencil symmetric in y over its folded
-// rows (tuner/spec/mirror_fold.hpp), u(dx, d) reading folded row d, with head, part and tail as
-// for TbStencil. Every other stencil has the struct declared only.
+// `struct TbFold` (the `fold` of templates/wpipe2d.cuh and wpipe3d.cuh): a stencil symmetric
+// along the streamed axis over its folded rows or planes (tuner/spec/mirror_fold.hpp), u(dx, d)
+// or u(dx, dy, d) reading folded row or plane d, with head, part and tail as for TbStencil.
+// Every other stencil has the struct declared only.
 std::string fold_struct(const Stencil& s) {
   const auto f = mirror_fold(s);
   if (!f) return "struct TbFold;\n\n";
-  return "// The stencil over folded rows: row d > 0 is the sum of the rows d above and below.\nstruct TbFold {\n" +
-         stream_split_of(&f->rows, 2) + "};\n\n";
+  return "// The stencil over folded rows (planes): row d > 0 is the sum of the rows d before and after.\n"
+         "struct TbFold {\n" +
+         stream_split_of(&f->rows, s.dims) + "};\n\n";
 }
 
 }  // namespace

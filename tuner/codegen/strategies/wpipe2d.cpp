@@ -91,9 +91,6 @@ bool split_of(const Params& k) { return k.count("split") && k.at("split") != 0; 
 // Whether tb_full sums a separable stencil's rows across once each (the `sep` parameter).
 bool sep_of(const Params& k) { return k.count("sep") && k.at("sep") != 0; }
 
-// Whether the loops sum a y-symmetric stencil over its folded rows (the `fold` parameter).
-bool fold_of(const Params& k) { return k.count("fold") && k.at("fold") != 0; }
-
 // Multiply-adds (and adds) per cell and step of tb_full's loop: the stencil's points, with sep
 // its factors' terms, with fold its folded terms and the mirrored rows' adds.
 int loop_ops(const Problem& p, const Params& k) {
@@ -130,17 +127,6 @@ Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, in
                       ring_loop_speed(points), split, split ? full_speed : 1.0);
 }
 
-// Shuffles per cell and level with fold: for each folded row the halo some term reads, 2 x its
-// widest |dx|, over the strip's rx cells.
-double fold_shuffles_per_cell(const MirrorFold& f, int rx) {
-  std::vector<int> widest(1);
-  for (const auto& t : f.rows.terms) {
-    if (t.at[1] >= int(widest.size())) widest.resize(t.at[1] + 1);
-    widest[t.at[1]] = std::max(widest[t.at[1]], std::abs(t.at[0]));
-  }
-  return 2.0 * std::accumulate(widest.begin(), widest.end(), 0) / rx;
-}
-
 class Wpipe2d final : public Strategy {
  public:
   std::string name() const override { return "wpipe2d"; }
@@ -174,18 +160,18 @@ class Wpipe2d final : public Strategy {
                 for (int late : lates)
                   for (int sep : seps)
                     for (int fold : folds) {
-                    if (sep && !split) continue;
-                    if (fold && (sep || late)) continue;
-                    if (split && !may_split && !sep) continue;
-                    if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
-                    if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
-                    if (!fits_domain(p, rx)) continue;
-                    if (warps * 32 * bps > d.max_threads_per_sm) continue;
-                    if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
-                    if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-                    out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps}, {"split", split},
-                                   {"late", late}, {"sep", sep}, {"fold", fold}});
-                  }
+                      if (sep && !split) continue;
+                      if (fold && (sep || late)) continue;
+                      if (split && !may_split && !sep) continue;
+                      if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
+                      if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
+                      if (!fits_domain(p, rx)) continue;
+                      if (warps * 32 * bps > d.max_threads_per_sm) continue;
+                      if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
+                      if (body_size(p, rx, tw, rows) > kMaxBody) continue;
+                      out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps},
+                                     {"split", split}, {"late", late}, {"sep", sep}, {"fold", fold}});
+                    }
     return out;
   }
 
@@ -290,7 +276,7 @@ class Wpipe2d final : public Strategy {
     const auto factors = sep_of(k) ? row_factors(p.stencil) : std::nullopt;
     const auto folded = fold_of(k) ? mirror_fold(p.stencil) : std::nullopt;
     const double shuffles = factors  ? sep_shuffles_per_cell(*factors, rx)
-                            : folded ? fold_shuffles_per_cell(*folded, rx)
+                            : folded ? wpipe_shuffles_per_cell(folded->rows, rx)
                                      : wpipe_shuffles_per_cell(p, rx);
     m.a_sm = 2.0 / tw * wpipe_conflict_cost(p, rx, wpipe_pairs(p, 2)) + 2.0 / t + shuffles * words;
     // One multiply-add per point, or with sep per term of the factors, with fold per folded term

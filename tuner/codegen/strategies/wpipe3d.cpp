@@ -5,7 +5,9 @@
 // warps along y, each stage advancing `tw` steps in registers and handing its planes to the next
 // through a shared-memory ring; a stage's warps swap their y halo rows between levels through a
 // small shared area. Parameters: rx, cy, wy, warps (stages; depth = warps x tw), tw, bps (blocks
-// per SM to aim for) and late (where the held planes' terms are summed: wpipe_model.hpp, late_of).
+// per SM to aim for), late (where the held planes' terms are summed: wpipe_model.hpp, late_of)
+// and fold (1: a stencil symmetric in z summed over its mirrored planes' sums,
+// tuner/spec/mirror_fold.hpp; every loop, late 0).
 #include "tuner/codegen/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "tuner/codegen/codegen.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
+#include "tuner/spec/mirror_fold.hpp"
 
 namespace tbtune {
 namespace {
@@ -106,6 +109,8 @@ bool off_plane_rows(const Stencil& st) {
 // decides after compiling (the tuner drops kernels that spill); the model's resource check
 // (`regs_per_thread`) keeps the searches to what may fit, and a shape asked for by name
 // (`--param`) is compiled whatever the estimate.
+// fold adds nothing here: with it ptxas took -6 to +20 registers at poisson's shapes (rx 2-3,
+// cy 3-8; docs/bench-3d.md, "Mirrored planes"), within the 1.5x.
 int estimated_regs(const Problem& p, const Shape& s) {
   const int r = p.stencil.radius, per_value = dtype_bytes(p.dtype) / 4;
   const int rows = off_plane_rows(p.stencil) ? s.cy + 2 * r : s.cy;
@@ -118,7 +123,7 @@ class Wpipe3d final : public Strategy {
   std::string name() const override { return "wpipe3d"; }
   std::string summary() const override {
     return "3D register tiling, warp stages pipelined in time, z streamed, halos by shuffle; params rx, cy, wy, "
-           "warps, tw, bps, late";
+           "warps, tw, bps, late, fold";
   }
   bool supports(const Problem& p) const override { return p.dims() == 3; }
 
@@ -126,26 +131,31 @@ class Wpipe3d final : public Strategy {
     std::vector<Params> out;
     const int r = p.stencil.radius;
     const std::vector<int> lates = wpipe_late_values(p);
+    // Stencils symmetric in z also with fold, late 0 (it has no late).
+    const std::vector<int> folds = mirror_fold(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     for (int rx = 1; rx <= 6; ++rx)
       for (int cy = std::max(1, r); cy <= 12; ++cy)
         for (int wy : {1, 2, 4, 8})
           for (int warps = 1; warps <= 4; ++warps)
             for (int tw = 1; tw <= 4; ++tw)
               for (int bps : {1, 2})
-                for (int late : lates) {
-                  const Shape s{rx, cy, wy, warps, tw};
-                  const int threads = warps * wy * 32, t = s.depth();
-                  if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
-                  // At least half of a tile's columns and rows valid: below that the overlap costs
-                  // more than the depth saves.
-                  if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
-                  if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 3))) continue;  // none at rx <= 6 today
-                  if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
-                  if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
-                  if (body_size(p, s) > kMaxBody) continue;
-                  out.push_back(
-                      {{"rx", rx}, {"cy", cy}, {"wy", wy}, {"warps", warps}, {"tw", tw}, {"bps", bps}, {"late", late}});
-                }
+                for (int late : lates)
+                  for (int fold : folds) {
+                    if (fold && late) continue;
+                    const Shape s{rx, cy, wy, warps, tw};
+                    const int threads = warps * wy * 32, t = s.depth();
+                    if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
+                    // At least half of a tile's columns and rows valid: below that the overlap costs
+                    // more than the depth saves.
+                    if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
+                    if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 3))) continue;  // none at rx <= 6 today
+                    if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
+                    if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
+                    if (body_size(p, s) > kMaxBody) continue;
+                    out.push_back(
+                        {{"rx", rx}, {"cy", cy}, {"wy", wy}, {"warps", warps}, {"tw", tw}, {"bps", bps}, {"late", late},
+                         {"fold", fold}});
+                  }
     return out;
   }
 
@@ -153,19 +163,27 @@ class Wpipe3d final : public Strategy {
     const int r = p.stencil.radius;
     // Defaults that compile in seconds and fit the registers for any radius.
     Params k{{"rx", 2}, {"cy", std::max(4, r)}, {"wy", 4},
-             {"warps", 2}, {"tw", 1}, {"bps", 1}, {"late", wpipe_late_values(p).front()}};
+             {"warps", 2}, {"tw", 1}, {"bps", 1}, {"late", wpipe_late_values(p).front()}, {"fold", 0}};
     for (const auto& [name, v] : given) {
       if (!k.count(name))
         throw UsageError(
-            fmt::format("strategy 'wpipe3d' has no parameter '{}' (rx, cy, wy, warps, tw, bps, late)", name));
+            fmt::format("strategy 'wpipe3d' has no parameter '{}' (rx, cy, wy, warps, tw, bps, late, fold)", name));
       k[name] = v;
     }
+    if (k["fold"] && !given.count("late")) k["late"] = 0;
     if (k["rx"] < 1 || k["rx"] > 16 || k["cy"] < 1 || k["cy"] > 32 || k["wy"] < 1 || k["wy"] > 32 ||
         k["warps"] < 1 || k["warps"] > kMaxStages || k["tw"] < 1 || k["tw"] > 16 || k["bps"] < 1 || k["bps"] > 32 ||
-        k["late"] < 0 || k["late"] > 1)
+        k["late"] < 0 || k["late"] > 1 || k["fold"] < 0 || k["fold"] > 1)
       throw UsageError(fmt::format("wpipe3d: need 1 <= rx <= 16, 1 <= cy <= 32, 1 <= wy <= 32, 1 <= warps <= {}, "
-                                   "1 <= tw <= 16, 1 <= bps <= 32, late 0 or 1",
+                                   "1 <= tw <= 16, 1 <= bps <= 32, late 0 or 1, fold 0 or 1",
                                    kMaxStages));
+    if (k["fold"] && !mirror_fold(p.stencil))
+      throw UsageError(fmt::format("wpipe3d: fold=1 needs an affine stencil whose coefficients at (dx, dy, dz) and "
+                                   "(dx, dy, -dz) are equal, whose coefficients' magnitudes sum to at most 1, and "
+                                   "which takes fewer operations so folded; '{}' is not one",
+                                   p.stencil.name));
+    if (k["fold"] && k["late"])
+      throw UsageError("wpipe3d: fold=1 goes with late=0 (it sums all it can before the barrier)");
     if (k["cy"] < r)
       throw UsageError(fmt::format("wpipe3d: cy = {} rows per lane must hold the radius {} (a warp's y halo comes "
                                    "from its neighbours' rows)",
@@ -181,6 +199,7 @@ class Wpipe3d final : public Strategy {
   }
   int depth(const Params& k) const override { return k.at("warps") * k.at("tw"); }
   std::optional<Params> primary_of(const Problem& p, const DeviceProfile& d, const Params& k) const override {
+    if (fold_of(k)) return std::nullopt;  // one way only: late 0
     return wpipe_primary_of(p, d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
   }
   Params step_params(const Params& k) const override {
@@ -227,7 +246,16 @@ class Wpipe3d final : public Strategy {
     // exp(+0.08 .. +0.41) times the predicted, by the number of points; without the points'
     // share at exp(-0.04 .. +0.27) (H100, 16 shapes of each 3D config, docs/bench-3d.md).
     const double overhead = 2.0 * 64.0 / t * (p.dtype == DType::Float ? 2 : 1);
-    m.a_cmp = 2.0 * double(p.stencil.points.size()) + overhead;
+    // With fold, a multiply-add per folded term and an add per folded plane's cell, y halo rows
+    // included. Its shuffles are charged as without it: fold ran 5.0-5.6% faster than the same
+    // shapes without (about the share of the multiply-adds it saves), and counting the halos of
+    // the folded planes instead, which favours narrow strips, made poisson's default tune pick
+    // shapes that ran 309.7-317.4 GCells/s where 325.9 had run without fold (H200,
+    // docs/bench-3d.md, "Mirrored planes").
+    const auto folded = fold_of(k) ? mirror_fold(p.stencil) : std::nullopt;
+    const double ops = folded ? double(folded->rows.terms.size()) + folded->pairs * double(s.cy + 2 * r) / s.cy
+                              : double(p.stencil.points.size());
+    m.a_cmp = 2.0 * ops + overhead;
     // A partial last tile costs a whole one, as in wpipe2d, but counting it here (in x and y)
     // made j3d7pt's default tune on FastStencil's domain time one wpipe3d shape instead of
     // three and pick smtile3d at 355 GCells/s where wpipe3d's runs 370 (H100, docs/bench-3d.md):
@@ -246,7 +274,7 @@ class Wpipe3d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     Defines defines = {{"TB_RX", k.at("rx")},       {"TB_CY", k.at("cy")},       {"TB_WY", k.at("wy")},
                        {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},       {"TB_PF_MIN", kPrefetch},
-                       {"TB_BPS", k.at("bps")},     {"TB_WP_LATE", late_of(k)}};
+                       {"TB_BPS", k.at("bps")},     {"TB_WP_LATE", late_of(k)},  {"TB_WP_FOLD", fold_of(k)}};
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
       defines.emplace_back("TB_REST_TW", rest->at("tw"));

@@ -27,15 +27,29 @@ bool wpipe_strip_too_conflicted(const Problem& p, int rx, bool pairs) {
   return wpipe_bank_conflicts(p, rx, pairs) * access_bytes(p, rx, pairs) > 32;
 }
 
-double wpipe_shuffles_per_cell(const Problem& p, int rx) {
+namespace {
+// Over the lines across x of a set of offsets, (dy) in 2D and (dy, dz) in 3D, 2 x the widest
+// |dx| of each.
+template <class Offsets, class At>
+double shuffles_per_cell(const Offsets& offsets, At at, int rx) {
   std::map<std::pair<int, int>, int> widest;  // (dy, dz) -> widest |dx|
-  for (const auto& pt : p.stencil.points) {
+  for (const auto& o : offsets) {
+    const Offset& pt = at(o);
     int& w = widest[{pt[1], pt[2]}];
     w = std::max(w, std::abs(pt[0]));
   }
   int halo = 0;
   for (const auto& [line, w] : widest) halo += 2 * w;
   return double(halo) / rx;
+}
+}  // namespace
+
+double wpipe_shuffles_per_cell(const Problem& p, int rx) {
+  return shuffles_per_cell(p.stencil.points, [](const Offset& o) -> const Offset& { return o; }, rx);
+}
+
+double wpipe_shuffles_per_cell(const LinearForm& folded, int rx) {
+  return shuffles_per_cell(folded.terms, [](const LinearForm::Term& t) -> const Offset& { return t.at; }, rx);
 }
 
 double wpipe_pass_flops(int multiply_adds) { return 2.0 * (64.0 + 1.9 * multiply_adds); }
@@ -56,6 +70,8 @@ std::optional<Params> wpipe_rest_params(const Problem& p, const Params& params) 
 }
 
 bool late_of(const Params& k) { return k.count("late") && k.at("late") != 0; }
+
+bool fold_of(const Params& k) { return k.count("fold") && k.at("fold") != 0; }
 
 int regs_cap(const DeviceProfile& d, int threads, int bps) {
   const long per_thread = d.regs_per_sm / std::max(1L, long(threads) * bps) / 8 * 8;

@@ -52,6 +52,9 @@ namespace tbtune {
 /// across x (each (dy) in 2D, each (dy, dz) in 3D) the halo cells some point reads, 2 x the
 /// widest |dx| on that line (a cell read by several points is shuffled once), over rx cells.
 [[nodiscard]] double wpipe_shuffles_per_cell(const Problem& p, int rx);
+/// The same over the terms of a stencil's folded form (tuner/spec/mirror_fold.hpp, the `fold`
+/// parameter): its lines are the folded rows (planes), whose halos are shuffled instead.
+[[nodiscard]] double wpipe_shuffles_per_cell(const LinearForm& folded, int rx);
 
 /// What a pass costs per cell beyond its steps, in flops of the FP pipe (a multiply-add is 2):
 /// filling and draining the block's pipeline, the tile's load and copy-out, the last wave's
@@ -72,6 +75,11 @@ namespace tbtune {
 /// row's (plane's) terms before the barrier and the rest after it, 0 all the held ones before.
 /// Kernels cached before the parameter existed were built without it: late 0.
 [[nodiscard]] bool late_of(const Params& k);
+
+/// The `fold` parameter: 1 sums a stencil symmetric along the streamed axis over its mirrored
+/// rows' (planes') sums (tuner/spec/mirror_fold.hpp), in every loop, with late 0 and no variant.
+/// Kernels cached before the parameter existed were built without it.
+[[nodiscard]] bool fold_of(const Params& k);
 
 /// Strategy::primary_of for wpipe2d and wpipe3d: every shape is in the space with late 1 and
 /// late 0, one the primary and the other its variant. Late 1 ran 1-4% faster on the H100 where
