@@ -37,4 +37,13 @@ inline Problem small_problem(const std::string& path, DType dtype, std::array<lo
   return p;
 }
 
+// The stencil of a spec with expression `expr` (double, a small domain), for tests of the
+// stencil analyses.
+inline Stencil stencil_of(const std::string& expr, int dims = 2) {
+  const std::string domain = dims == 2 ? "[20, 30]" : "[20, 30, 40]";
+  return make_stencil(parse_spec("name: t\ndims: " + std::to_string(dims) + "\ndtype: double\nexpr: \"" + expr +
+                                     "\"\ndomain: " + domain + "\nsteps: 3\n",
+                                 "mem.yaml"));
+}
+
 }  // namespace tbtune::test

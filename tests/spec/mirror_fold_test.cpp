@@ -11,12 +11,7 @@
 namespace tbtune {
 namespace {
 
-Stencil stencil_of(const std::string& expr, int dims = 2) {
-  const std::string domain = dims == 2 ? "[20, 30]" : "[20, 30, 40]";
-  return make_stencil(parse_spec("name: t\ndims: " + std::to_string(dims) + "\ndtype: double\nexpr: \"" + expr +
-                                     "\"\ndomain: " + domain + "\nsteps: 3\n",
-                                 "mem.yaml"));
-}
+using test::stencil_of;
 
 // The folded coefficient at (dx, d), 0 where the form has no term.
 double folded(const MirrorFold& f, int dx, int d) {

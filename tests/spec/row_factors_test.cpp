@@ -12,12 +12,7 @@
 namespace tbtune {
 namespace {
 
-Stencil stencil_of(const std::string& expr, int dims = 2) {
-  const std::string domain = dims == 2 ? "[20, 30]" : "[20, 30, 40]";
-  return make_stencil(parse_spec("name: t\ndims: " + std::to_string(dims) + "\ndtype: double\nexpr: \"" + expr +
-                                     "\"\ndomain: " + domain + "\nsteps: 3\n",
-                                 "mem.yaml"));
-}
+using test::stencil_of;
 
 // a(dy) x b(dx) for every (dx, dy) of the box, 0 where a factor has no term.
 double product(const RowFactors& f, int dx, int dy) {
