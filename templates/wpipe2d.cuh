@@ -26,7 +26,7 @@
 // boundary ring, does so: the ring's cells need their own values, which the window no longer
 // holds.
 // A stencil symmetric in y (TbFold, `fold`) sums each output's mirrored rows first, row d above
-// plus row d below, and evaluates the stencil over those R + 1 folded rows: a (2R+1) x (2R+1)
+// plus row d below (times a ratio where their weights differ by one: TbFold::pair), and evaluates the stencil over those R + 1 folded rows: a (2R+1) x (2R+1)
 // box costs R adds and (R + 1) x (2R + 1) multiply-adds per cell, and R + 1 rows' halos are
 // shuffled instead of 2R + 1. The window still holds the rows' cells, so every loop, the ring's
 // too, can do so.
@@ -185,7 +185,7 @@ __device__ __forceinline__ void wp_fold_sum(const real (&win)[WP_WIN][TB_RX], in
     real q[TB_RX];
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
-      q[i] = d == 0 ? win[row][i] : win[wp_mod(row - d, WP_WIN)][i] + win[wp_mod(row + d, WP_WIN)][i];
+      q[i] = d == 0 ? win[row][i] : Fold::pair(d, win[wp_mod(row - d, WP_WIN)][i], win[wp_mod(row + d, WP_WIN)][i]);
     WpHalo<1> halo;
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i) acc[i] = Fold::part(WpFoldedRow{q, halo, i}, d, d + 1, acc[i]);

@@ -24,7 +24,7 @@
 // already held (TbStencil::head, split on dz) are summed before the barrier, all of them or
 // (`late`) the oldest plane's; after it the rest (TbStencil::part) and the newest plane's
 // (TbStencil::tail). A stencil symmetric in z (TbFold, `fold`) sums each output's mirrored
-// planes first, plane d before plus plane d after, and evaluates the stencil over those R + 1
+// planes first, plane d after plus plane d before (times a ratio: TbFold::pair), and evaluates the stencil over those R + 1
 // folded planes (wpipe2d.cuh says why). The main loop is unrolled over one period of
 // the slots, so every register index is a constant.
 //
@@ -173,7 +173,8 @@ __device__ __forceinline__ void w3_fold_sum(const real (&win)[W3_WIN][W3_IN][TB_
     for (int r = 0; r < W3_IN; ++r)
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        q[r][i] = d == 0 ? win[slot][r][i] : win[wp_mod(slot - d, W3_WIN)][r][i] + win[wp_mod(slot + d, W3_WIN)][r][i];
+        q[r][i] = d == 0 ? win[slot][r][i]
+                         : Fold::pair(d, win[wp_mod(slot - d, W3_WIN)][r][i], win[wp_mod(slot + d, W3_WIN)][r][i]);
     WpHalo<W3_IN> halo;
 #pragma unroll
     for (int c = 0; c < TB_CY; ++c)

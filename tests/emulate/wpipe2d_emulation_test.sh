@@ -21,8 +21,9 @@
 # cases sum j2d49pt's separable rows across once each in tb_full's tiles (2 of 4 in each; its
 # other kernels sum the terms one by one), rows 1 and 2 per iteration, double and float. The two
 # fold cases sum j2d25pt's mirrored rows first in every kernel (the ring's too), split 1 with 2
-# rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/mirrored2d.yaml)
-# with 2 rows per iteration, whose second output row sums its own row after the barrier.
+# rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/mirrored2d.yaml,
+# whose row above weighs twice its row below: the folded row takes a multiply-add) with 2 rows
+# per iteration, whose second output row sums its own row after the barrier.
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

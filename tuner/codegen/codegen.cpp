@@ -243,14 +243,22 @@ std::string rows_struct(const Stencil& s) {
 
 // `struct TbFold` (the `fold` of templates/wpipe2d.cuh and wpipe3d.cuh): a stencil symmetric
 // along the streamed axis over its folded rows or planes (tuner/spec/mirror_fold.hpp), u(dx, d)
-// or u(dx, dy, d) reading folded row or plane d, with head, part and tail as for TbStencil.
-// Every other stencil has the struct declared only.
+// or u(dx, dy, d) reading folded row or plane d, with head, part and tail as for TbStencil, and
+// `pair(d, before, after)` forming folded row d's cells: an add for a mirror, a multiply-add
+// where the row before weighs a ratio of the row after. Every other stencil has the struct
+// declared only.
 std::string fold_struct(const Stencil& s) {
   const auto f = mirror_fold(s);
   if (!f) return "struct TbFold;\n\n";
-  return "// The stencil over folded rows (planes): row d > 0 is the sum of the rows d before and after.\n"
+  std::string pair;
+  for (int d = 1; d < int(f->ratio.size()); ++d)
+    if (f->ratio[d] != 1) pair += fmt::format("    if (d == {}) return tb_fma({}, before, after);\n", d, number(f->ratio[d]));
+  return "// The stencil over folded rows (planes): row d > 0 is the row d after plus the row d before\n"
+         "// (times a ratio where the two weigh differently).\n"
          "struct TbFold {\n" +
-         stream_split_of(&f->rows, s.dims) + "};\n\n";
+         stream_split_of(&f->rows, s.dims) +
+         "  __device__ __forceinline__ static real pair(int d, real before, real after) {\n" + pair +
+         "    return before + after;\n  }\n};\n\n";
 }
 
 }  // namespace
