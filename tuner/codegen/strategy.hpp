@@ -98,6 +98,13 @@ class Strategy {
     (void)params;
     return std::nullopt;
   }
+  /// Whether the variant `params` may hold fewer registers than its primary, so that it may fit
+  /// where its primary spilled: only such a variant stands in for its primary (search.hpp,
+  /// stand_ins). Yes by default.
+  [[nodiscard]] virtual bool variant_may_fit_where_primary_spills(const Params& params) const {
+    (void)params;
+    return true;
+  }
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;

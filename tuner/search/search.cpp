@@ -155,10 +155,13 @@ std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranke
   for (const auto& s : selected) places[s.strategy] += per_selected;
   std::vector<RankedCandidate> out;
   // First the selected candidates' variants, in the selection's order: the same shape built
-  // another way is the likeliest to take a place its primary left (a spill).
+  // another way is the likeliest to take a place its primary left (a spill), unless it holds
+  // at least the registers of its primary (a variant that would spill where it did).
   for (const auto& s : selected)
     for (const auto& c : ranked) {
-      if (c.strategy != s.strategy || !is_feasible(c) || c.primary != s.params) continue;
+      if (c.strategy != s.strategy || !is_feasible(c) || c.primary != s.params ||
+          !c.strategy->variant_may_fit_where_primary_spills(c.params))
+        continue;
       int& left = places[c.strategy];
       if (left > 0) {
         out.push_back(c);

@@ -51,8 +51,9 @@ struct RankedCandidate {
 
 /// The feasible candidates not in `selected` of the strategies `selected` holds, for each
 /// strategy `per_selected` for each of its selected candidates: first the selected ones'
-/// variants (Strategy::primary_of) in the selection's order, then the others in rank order,
-/// variants left out. They stand in for selected ones of their strategy passed over (pruned
+/// variants (Strategy::primary_of) that may fit where their primaries spill
+/// (Strategy::variant_may_fit_where_primary_spills) in the selection's order, then the others
+/// in rank order, variants left out. They stand in for selected ones of their strategy passed over (pruned
 /// after compiling, not compiled, too large to launch; EngineOptions::max_timed).
 [[nodiscard]] std::vector<RankedCandidate> stand_ins(const std::vector<RankedCandidate>& ranked,
                                                      const std::vector<RankedCandidate>& selected,

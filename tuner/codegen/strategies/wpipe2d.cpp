@@ -236,6 +236,7 @@ class Wpipe2d final : public Strategy {
     const int regs = estimated_regs(p, k.at("rx"), k.at("tw"), k.at("rows"), fold_of(k));
     return wpipe_primary_of(p, d, k, regs, k.at("warps") * 32);
   }
+  bool variant_may_fit_where_primary_spills(const Params& k) const override { return wpipe_variant_may_fit(k); }
   Params step_params(const Params& k) const override {
     Params one = k;
     one["warps"] = 1;  // launch(full = false): one warp advancing one step

@@ -202,6 +202,7 @@ class Wpipe3d final : public Strategy {
     if (fold_of(k)) return std::nullopt;  // one way only: late 0
     return wpipe_primary_of(p, d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
   }
+  bool variant_may_fit_where_primary_spills(const Params& k) const override { return wpipe_variant_may_fit(k); }
   Params step_params(const Params& k) const override {
     Params one = k;
     one["warps"] = 1;  // launch(full = false): one stage advancing one step

@@ -97,4 +97,6 @@ std::optional<Params> wpipe_primary_of(const Problem& p, const DeviceProfile& d,
   return primary;
 }
 
+bool wpipe_variant_may_fit(const Params& variant) { return !variant.count("late") || variant.at("late") == 0; }
+
 }  // namespace tbtune

@@ -91,6 +91,12 @@ namespace tbtune {
 /// (wpipe_late_values), and have no variant.
 [[nodiscard]] std::optional<Params> wpipe_primary_of(const Problem& p, const DeviceProfile& d, const Params& k,
                                                      int estimated_regs, int threads);
+
+/// Strategy::variant_may_fit_where_primary_spills for wpipe2d and wpipe3d: late 0 holds no
+/// more registers than late 1, so a late 0 variant may fit where its primary spilled, and a
+/// late 1 variant (of a shape whose registers are tight) would spill too (j2d49pt's sep shapes
+/// at 12 warps, rx 10 and 12, both ways: docs/tuning.md, "Tune time").
+[[nodiscard]] bool wpipe_variant_may_fit(const Params& variant);
 /// The values of `late` in the space: 1 and 0, or 0 alone for a stencil that is not affine.
 [[nodiscard]] std::vector<int> wpipe_late_values(const Problem& p);
 
