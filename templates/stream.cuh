@@ -1,7 +1,10 @@
 // templates/stream.cuh: spatial blocking, one step per launch. A block of TB_BX x TB_BY threads
 // covers an x-y tile; each thread updates TB_PPT cells along the outermost axis (2D: rows TB_BY
 // apart, so a warp's rows stay coalesced; 3D: consecutive planes, so reads of the planes above
-// and below hit L1), which gives each thread several independent loads in flight.
+// and below hit L1), which gives each thread several independent loads in flight. The kernels
+// are built for the occupancy the model assumes (TB_MIN_BLOCKS blocks per SM): a thread that
+// needs more registers spills and is pruned, rather than running at an occupancy nobody
+// predicted.
 
 __device__ __forceinline__ void stream_step(const real* __restrict__ in, real* __restrict__ out,
                                             int nx, int ny, int nz) {
@@ -33,12 +36,12 @@ __device__ __forceinline__ void stream_step(const real* __restrict__ in, real* _
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(TB_BX * TB_BY)
+extern "C" __global__ void __launch_bounds__(TB_BX * TB_BY, TB_MIN_BLOCKS)
 tb_full(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   stream_step(in, out, nx, ny, nz);
 }
 
-extern "C" __global__ void __launch_bounds__(TB_BX * TB_BY)
+extern "C" __global__ void __launch_bounds__(TB_BX * TB_BY, TB_MIN_BLOCKS)
 tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   stream_step(in, out, nx, ny, nz);
 }

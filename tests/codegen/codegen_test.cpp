@@ -545,6 +545,24 @@ TEST(Nvrtc, EveryConfigCompilesForEveryStrategy) {
   EXPECT_GE(compiled, 40);
 }
 
+// stream is built for the occupancy its model assumes (a full SM of threads): the widest stencils
+// at 8 cells per thread in blocks of 64 threads fit it without spilling, where ptxas took 38-40
+// registers before and the tunes pruned them as too large for their 32 blocks per SM.
+TEST(Nvrtc, StreamFitsTheBlocksItsModelAssumes) {
+  const Strategy* s = find_strategy("stream");
+  const DeviceProfile d = *builtin_profile("h100");
+  for (const char* name : {"j2d49pt", "j3d27pt", "j3d17pt"}) {
+    const Problem p = make_problem(load_spec(test::source_dir() + "/configs/" + name + ".yaml"));
+    const Params k = s->complete(p, {{"bx", 32}, {"by", 2}, {"ppt", 8}});
+    const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
+    ModelTerms t = s->model_terms(p, k, d);
+    EXPECT_EQ(t.blocks_per_sm, 32);
+    t.regs_per_thread = m.kernels.at(kFullKernel).registers;
+    EXPECT_EQ(resource_check(t, d), "") << name << ": " << t.regs_per_thread << " registers";
+    EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
+  }
+}
+
 // The 3D modes besides the default ring, for every 3D config (sm_90, double): the register
 // queue and, for affine stencils, partial sums, in both 3D strategies.
 TEST(Nvrtc, EveryThreeDModeCompiles) {

@@ -11,6 +11,9 @@
 namespace tbtune {
 namespace {
 
+// Blocks per SM: as many as fill its 2048 threads (the kernel is built for them: stream.cuh).
+int blocks_per_sm(const Params& k) { return std::max(1, 2048 / (k.at("bx") * k.at("by"))); }
+
 class Stream final : public Strategy {
  public:
   std::string name() const override { return "stream"; }
@@ -46,13 +49,15 @@ class Stream final : public Strategy {
     m.a_gm = 2;
     m.a_cmp = p.stencil.flops;
     m.threads = k.at("bx") * k.at("by");
-    m.blocks_per_sm = std::max(1, 2048 / m.threads);
+    m.blocks_per_sm = blocks_per_sm(k);
     m.ilp = k.at("ppt");
     return m;
   }
 
   std::string source(const Problem& p, const Params& k) const override {
-    return assemble_source(p, {{"TB_BX", k.at("bx")}, {"TB_BY", k.at("by")}, {"TB_PPT", k.at("ppt")}},
+    return assemble_source(p,
+                           {{"TB_BX", k.at("bx")}, {"TB_BY", k.at("by")}, {"TB_PPT", k.at("ppt")},
+                            {"TB_MIN_BLOCKS", blocks_per_sm(k)}},
                            {"stream.cuh"});
   }
 
