@@ -26,7 +26,8 @@
 // boundary ring, does so: the ring's cells need their own values, which the window no longer
 // holds.
 // A stencil symmetric in y (TbFold, `fold`) sums each output's mirrored rows first, row d above
-// plus row d below (times a ratio where their weights differ by one: TbFold::pair), and evaluates the stencil over those R + 1 folded rows: a (2R+1) x (2R+1)
+// plus row d below (more generally, row d below plus the rows above in the weights that make
+// them: TbFold::row; j3d27pt's planes in 3D), and evaluates the stencil over those R + 1 folded rows: a (2R+1) x (2R+1)
 // box costs R adds and (R + 1) x (2R + 1) multiply-adds per cell, and R + 1 rows' halos are
 // shuffled instead of 2R + 1. The window still holds the rows' cells, so every loop, the ring's
 // too, can do so.
@@ -163,8 +164,15 @@ struct WpAcross {
   __device__ __forceinline__ real operator()(int dx, int, int) const { return halo(row, g, i + dx); }
 };
 
-// One folded row of a y-symmetric stencil (`fold`), its cells formed for the strip and those
-// beyond it by shuffle, once (`halo`).
+// Cell i of the window's row at offset e from slot `row`, for TbFold::row.
+struct WpRowAt {
+  const real (&win)[WP_WIN][TB_RX];
+  int row, i;
+  __device__ __forceinline__ real operator()(int e) const { return win[wp_mod(row + e, WP_WIN)][i]; }
+};
+
+// One folded row (`fold`), its cells formed for the strip and those beyond it by shuffle, once
+// (`halo`).
 struct WpFoldedRow {
   const real (&q)[TB_RX];
   WpHalo<1>& halo;
@@ -173,7 +181,7 @@ struct WpFoldedRow {
 };
 
 // Adds the terms of folded rows d, lo <= d < hi, of the outputs whose own row sits in slot `row`
-// to acc: row 0 is that row, row d the sum of the rows d above and below it. A row at a time
+// to acc: folded row d is row d below plus the rows above in their weights (TbFold::row). A row at a time
 // (formed once, then its terms at every cell, in TbFold's order), so that a thread holds one
 // folded row beside its sums.
 template <class Fold>
@@ -185,7 +193,7 @@ __device__ __forceinline__ void wp_fold_sum(const real (&win)[WP_WIN][TB_RX], in
     real q[TB_RX];
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i)
-      q[i] = d == 0 ? win[row][i] : Fold::pair(d, win[wp_mod(row - d, WP_WIN)][i], win[wp_mod(row + d, WP_WIN)][i]);
+      q[i] = Fold::row(d, WpRowAt{win, row, i});
     WpHalo<1> halo;
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i) acc[i] = Fold::part(WpFoldedRow{q, halo, i}, d, d + 1, acc[i]);
@@ -252,8 +260,8 @@ __device__ __forceinline__ void wp_sep_tail(WpLevels<TW>& s, int j, real (&x)[WP
     }
 }
 
-// wp_heads for a y-symmetric stencil: output g's folded rows d < R - g pair rows the level
-// already holds (`late` does not apply: every folded row but the newest pairs the oldest rows
+// wp_heads for a y-symmetric stencil: output g's folded rows d < R - g read rows the level
+// already holds (`late` does not apply: every folded row but the newest reads the oldest rows
 // with newer ones). The sums start at zero, as TbStencil::head's do.
 template <class Fold, int TW, int PH>
 __device__ __forceinline__ void wp_fold_heads(WpLevels<TW>& s) {

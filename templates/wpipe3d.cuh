@@ -24,7 +24,8 @@
 // already held (TbStencil::head, split on dz) are summed before the barrier, all of them or
 // (`late`) the oldest plane's; after it the rest (TbStencil::part) and the newest plane's
 // (TbStencil::tail). A stencil symmetric in z (TbFold, `fold`) sums each output's mirrored
-// planes first, plane d after plus plane d before (times a ratio: TbFold::pair), and evaluates the stencil over those R + 1
+// planes first, plane d after plus plane d before (more generally plane d after plus the planes
+// before in their weights: TbFold::row), and evaluates the stencil over those R + 1
 // folded planes (wpipe2d.cuh says why). The main loop is unrolled over one period of
 // the slots, so every register index is a constant.
 //
@@ -146,6 +147,13 @@ struct W3Window {
   }
 };
 
+// Cell i of row r of the window's plane at offset e from slot `slot`, for TbFold::row.
+struct W3PlaneAt {
+  const real (&win)[W3_WIN][W3_IN][TB_RX];
+  int slot, r, i;
+  __device__ __forceinline__ real operator()(int e) const { return win[wp_mod(slot + e, W3_WIN)][r][i]; }
+};
+
 // One folded plane of a stencil symmetric in z (`fold`, TbFold): the lane's rows of it, the
 // cells beyond its strip by shuffle, once per row (`halo`).
 struct W3FoldedPlane {
@@ -159,7 +167,7 @@ struct W3FoldedPlane {
 };
 
 // Adds the terms of folded planes d, lo <= d < hi, of the output plane in slot `slot` to acc:
-// plane 0 is that plane, plane d the sum of the planes d before and after it. A plane at a
+// folded plane d is plane d after plus the planes before in their weights (TbFold::row). A plane at a
 // time (formed once, then its terms at every cell, in TbFold's order), as wpipe2d's
 // wp_fold_sum; the rows no term reads are never formed once the loops are unrolled.
 template <class Fold>
@@ -173,8 +181,7 @@ __device__ __forceinline__ void w3_fold_sum(const real (&win)[W3_WIN][W3_IN][TB_
     for (int r = 0; r < W3_IN; ++r)
 #pragma unroll
       for (int i = 0; i < TB_RX; ++i)
-        q[r][i] = d == 0 ? win[slot][r][i]
-                         : Fold::pair(d, win[wp_mod(slot - d, W3_WIN)][r][i], win[wp_mod(slot + d, W3_WIN)][r][i]);
+        q[r][i] = Fold::row(d, W3PlaneAt{win, slot, r, i});
     WpHalo<W3_IN> halo;
 #pragma unroll
     for (int c = 0; c < TB_CY; ++c)
@@ -204,7 +211,7 @@ __device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
   }
 }
 
-// w3_heads for a stencil symmetric in z: the folded planes d < R pair planes the level holds
+// w3_heads for a stencil symmetric in z: the folded planes d < R read planes the level holds
 // (`late` does not apply). The sums start at zero, as TbStencil::head's do.
 template <class Fold, int TW, int PH>
 __device__ __forceinline__ void w3_fold_heads(W3Levels<TW>& s) {

@@ -5,7 +5,7 @@ set(TBTUNE_SPEC_SOURCES
   tuner/spec/scalar_pos.cpp
   tuner/spec/stencil.cpp
   tuner/spec/row_factors.cpp
-  tuner/spec/mirror_fold.cpp
+  tuner/spec/fold_rows.cpp
   tuner/spec/yaml_text.cpp
 )
 set(TBTUNE_CODEGEN_SOURCES

@@ -14,7 +14,7 @@
 #include "tuner/codegen/strategy.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/spec/error.hpp"
-#include "tuner/spec/mirror_fold.hpp"
+#include "tuner/spec/fold_rows.hpp"
 #include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
@@ -400,7 +400,8 @@ TEST(Codegen, Wpipe2dRestPassTakesTheRemainder) {
 // wpipe3d's fold (a z-symmetric stencil's mirrored planes summed first, in every loop) is in
 // the space of poisson, with late 0 and no variant; asked for where the weights are not
 // symmetric, or with late 1, it is an error. The model charges its 14 folded terms and an add
-// per folded plane's cell instead of 19 points. j3d17pt's planes fold in a ratio.
+// per folded plane's cell instead of 19 points. j3d17pt's planes fold in a ratio, j3d27pt's
+// as a combination.
 TEST(Codegen, Wpipe3dFoldForZSymmetricStencils) {
   const Strategy* w = find_strategy("wpipe3d");
   const DeviceProfile d = *builtin_profile("h100");
@@ -432,7 +433,13 @@ TEST(Codegen, Wpipe3dFoldForZSymmetricStencils) {
   const Problem corners = make_problem(load_spec(test::source_dir() + "/configs/j3d17pt.yaml"));
   const std::string src = w->source(corners, w->complete(corners, {{"fold", 1}}));
   EXPECT_NE(src.find("if (d == 1) return tb_fma(real(0.9615384615384"), std::string::npos);
-  EXPECT_EQ(w->source(poisson, w->complete(poisson, {{"fold", 1}})).find("if (d == 1)"), std::string::npos);
+  EXPECT_NE(w->source(poisson, w->complete(poisson, {{"fold", 1}})).find("if (d == 1) return p(1) + p(-1);"),
+            std::string::npos);
+  // j3d27pt's plane before is twice its own plane minus the plane after: both folded planes take it.
+  const Problem box = make_problem(load_spec(test::source_dir() + "/configs/j3d27pt.yaml"));
+  const std::string box_src = w->source(box, w->complete(box, {{"fold", 1}}));
+  EXPECT_NE(box_src.find("if (d == 0) return tb_fma(real(2), p(-1), p(0));"), std::string::npos);
+  EXPECT_NE(box_src.find("if (d == 1) return tb_fma(real(-1), p(-1), p(1));"), std::string::npos);
 }
 
 TEST(Codegen, Wpipe3dRestPassIsOneGridOfEveryTile) {
@@ -613,7 +620,7 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
     }
     // A y-symmetric stencil (j2d25pt, j2d49pt) also with its mirrored rows summed first (fold),
     // in tb_full, tb_edge, the rest pass and the one-step kernel.
-    if (mirror_fold(p.stencil)) {
+    if (fold_rows(p.stencil)) {
       const CompiledModule m =
           compile_cuda(s->source(p, s->complete(p, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}, {"fold", 1}})), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(rest_kernel_name(3)) &&
@@ -664,9 +671,10 @@ TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;
     }
-    // A z-symmetric stencil (poisson; j3d17pt, its corner planes in a ratio) also with its
-    // mirrored planes summed first (fold), in every kernel.
-    if (mirror_fold(p.stencil)) {
+    // A stencil that folds along z (poisson's mirrored planes; j3d17pt's in a ratio; j3d27pt's
+    // plane before as a combination of the others) also with its folded planes (fold), in
+    // every kernel.
+    if (fold_rows(p.stencil)) {
       const Params k = s->complete(p, {{"rx", 1}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 2}, {"fold", 1}});
       const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(rest_kernel_name(2)) &&
@@ -676,7 +684,7 @@ TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
       ++compiled;
     }
   }
-  EXPECT_EQ(compiled, 16);
+  EXPECT_EQ(compiled, 17);
 }
 
 }  // namespace

@@ -21,9 +21,10 @@
 # cases sum j2d49pt's separable rows across once each in tb_full's tiles (2 of 4 in each; its
 # other kernels sum the terms one by one), rows 1 and 2 per iteration, double and float. The two
 # fold cases sum j2d25pt's mirrored rows first in every kernel (the ring's too), split 1 with 2
-# rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/mirrored2d.yaml,
-# whose row above weighs twice its row below: the folded row takes a multiply-add) with 2 rows
-# per iteration, whose second output row sums its own row after the barrier.
+# rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/folded2d.yaml,
+# whose row above is twice its own row minus its row below: both folded rows take it with a
+# multiply-add) with 2 rows per iteration, whose second output row sums its own row after the
+# barrier.
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -45,4 +46,4 @@ run 3 2 "$root/configs/j2d49pt.yaml" double 401 61 9 rx=4 warps=2 tw=2 rows=1 sp
 run 3 2 "$root/configs/j2d49pt.yaml" float 301 77 7 rx=3 warps=2 tw=1 rows=2 split=1 sep=1 late=0
 run 3 2 "$root/configs/j2d25pt.yaml" double 271 67 9 rx=3 warps=2 tw=2 rows=2 fold=1
 run 2 3 "$root/configs/j2d25pt.yaml" float 233 53 11 rx=5 warps=3 tw=1 rows=1 split=0 fold=1
-run 3 2 "$root/tests/specs/good/mirrored2d.yaml" float 133 47 9 rx=2 warps=3 tw=2 rows=2 fold=1
+run 3 2 "$root/tests/specs/good/folded2d.yaml" float 133 47 9 rx=2 warps=3 tw=2 rows=2 fold=1

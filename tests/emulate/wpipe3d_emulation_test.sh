@@ -12,9 +12,10 @@
 # 48 x 45 case none of the first. The held planes' terms are summed late (after the barrier
 # but the oldest plane's) except in the j3d27pt case (late=0: all before it). Strips of 2 cells
 # (float j3d27pt, double poisson and the 66 x 41 j3d7pt case, with the exchange) move in pairs.
-# The last three sum the mirrored planes first (fold): poisson's with two levels per stage and
-# the exchange, double and float, and j3d17pt's, whose corner planes weigh 0.50 and 0.52 (the
-# folded plane takes a multiply-add).
+# The last four sum the folded planes first (fold): poisson's mirrored planes with two levels
+# per stage and the exchange, double and float; j3d17pt's, whose corner planes weigh 0.50 and
+# 0.52 (the folded plane takes a multiply-add); and j3d27pt's, whose plane before is twice the
+# output's own plane minus the plane after (both folded planes take it), in float.
 # Usage: wpipe3d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -35,3 +36,4 @@ run 1 "$root/tests/specs/good/points3d.yaml" double 44 40 20 5 rx=1 cy=3 wy=4 wa
 run 2 "$root/configs/poisson.yaml" double 53 41 19 7 rx=3 cy=3 wy=4 warps=2 tw=2 fold=1
 run 1 "$root/configs/poisson.yaml" float 45 37 17 5 rx=2 cy=4 wy=2 warps=1 tw=2 fold=1
 run 2 "$root/configs/j3d17pt.yaml" double 47 39 19 7 rx=2 cy=3 wy=4 warps=2 tw=2 fold=1
+run 1 "$root/configs/j3d27pt.yaml" float 45 41 19 5 rx=3 cy=3 wy=2 warps=1 tw=2 fold=1

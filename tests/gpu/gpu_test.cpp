@@ -126,7 +126,7 @@ std::vector<std::string> spec_paths() {
     return out;
   }
   for (const char* name :
-       {"box3d_r4.yaml", "nonlinear3d.yaml", "general2d_r4.yaml", "nonlinear.yaml", "mirrored2d.yaml"})
+       {"box3d_r4.yaml", "nonlinear3d.yaml", "general2d_r4.yaml", "nonlinear.yaml", "folded2d.yaml"})
     out.push_back(test::source_dir() + "/tests/specs/good/" + name);
   return out;
 }

@@ -9,7 +9,7 @@
 
 #include "tuner/codegen/templates.hpp"
 #include "tuner/spec/error.hpp"
-#include "tuner/spec/mirror_fold.hpp"
+#include "tuner/spec/fold_rows.hpp"
 #include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
@@ -77,7 +77,7 @@ const std::string& template_text(const std::string& name) {
 // `apply` and `apply_rows` both follow it, so a candidate and the naive kernel round the same
 // way and agree to the bit (all but wpipe2d's sep and fold, which sum a separable stencil's
 // factors and a symmetric one's mirrored rows first: tuner/spec/row_factors.hpp and
-// mirror_fold.hpp): an unstable stencil (j3d7pt amplifies its highest mode 1.3x per step) would
+// fold_rows.hpp): an unstable stencil (j3d7pt amplifies its highest mode 1.3x per step) would
 // otherwise turn a different rounding into a visible difference.
 std::vector<LinearForm::Term> column_order(const LinearForm& f) {
   std::vector<LinearForm::Term> terms = f.terms;
@@ -241,24 +241,32 @@ std::string rows_struct(const Stencil& s) {
          linear_body(f->across) + "  }\n" + stream_split_of(&f->down, 2) + "};\n\n";
 }
 
-// `struct TbFold` (the `fold` of templates/wpipe2d.cuh and wpipe3d.cuh): a stencil symmetric
-// along the streamed axis over its folded rows or planes (tuner/spec/mirror_fold.hpp), u(dx, d)
-// or u(dx, dy, d) reading folded row or plane d, with head, part and tail as for TbStencil, and
-// `pair(d, before, after)` forming folded row d's cells: an add for a mirror, a multiply-add
-// where the row before weighs a ratio of the row after. Every other stencil has the struct
-// declared only.
+// `struct TbFold` (the `fold` of templates/wpipe2d.cuh and wpipe3d.cuh): the stencil over its
+// folded rows or planes (tuner/spec/fold_rows.hpp), u(dx, d) or u(dx, dy, d) reading folded row
+// or plane d, with head, part and tail as for TbStencil, and `row(d, p)` forming folded row d's
+// cell from the window's (p(e): the row at offset e): row d, then each row before it in its
+// weight, an add where that is 1. Every other stencil has the struct declared only.
 std::string fold_struct(const Stencil& s) {
-  const auto f = mirror_fold(s);
+  const auto f = fold_rows(s);
   if (!f) return "struct TbFold;\n\n";
-  std::string pair;
-  for (int d = 1; d < int(f->ratio.size()); ++d)
-    if (f->ratio[d] != 1) pair += fmt::format("    if (d == {}) return tb_fma({}, before, after);\n", d, number(f->ratio[d]));
-  return "// The stencil over folded rows (planes): row d > 0 is the row d after plus the row d before\n"
-         "// (times a ratio where the two weigh differently).\n"
+  const int r = s.radius;
+  std::string row;
+  for (int d = 0; d <= r; ++d) {
+    std::string sum = fmt::format("p({})", d);
+    bool combined = false;
+    for (int e = -1; e >= -r; --e) {
+      const double w = f->weight[d][r + e];
+      if (w == 0) continue;
+      sum = w == 1 ? fmt::format("{} + p({})", sum, e) : fmt::format("tb_fma({}, p({}), {})", number(w), e, sum);
+      combined = true;
+    }
+    if (combined) row += fmt::format("    if (d == {}) return {};\n", d, sum);
+  }
+  return "// The stencil over folded rows (planes): folded row d is row d plus rows before it in their weights.\n"
          "struct TbFold {\n" +
          stream_split_of(&f->rows, s.dims) +
-         "  __device__ __forceinline__ static real pair(int d, real before, real after) {\n" + pair +
-         "    return before + after;\n  }\n};\n\n";
+         "  template <class P>\n  __device__ __forceinline__ static real row(int d, const P& p) {\n" + row +
+         "    return p(d);\n  }\n};\n\n";
 }
 
 }  // namespace

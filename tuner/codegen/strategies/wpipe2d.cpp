@@ -7,8 +7,9 @@
 // kernel of their own, beside the others'; 0: one kernel, every block testing for the ring) and
 // late (where the held rows' terms are summed: wpipe_model.hpp, late_of), sep (1: a separable
 // stencil's rows summed across once each, tuner/spec/row_factors.hpp; tb_full only, so with split)
-// and fold (1: a stencil symmetric in y summed over its mirrored rows' sums,
-// tuner/spec/mirror_fold.hpp; every loop, late 0).
+// and fold (1: a stencil whose rows above are combinations of the rows at and below the
+// output, as a symmetric one's, summed over those folded rows: tuner/spec/fold_rows.hpp;
+// every loop, late 0).
 // Its model and space are fitted to H100 measurements (docs/bench-2d.md, "The model fitted").
 #include "tuner/codegen/strategies/strategies.hpp"
 
@@ -24,7 +25,7 @@
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
-#include "tuner/spec/mirror_fold.hpp"
+#include "tuner/spec/fold_rows.hpp"
 #include "tuner/spec/row_factors.hpp"
 
 namespace tbtune {
@@ -97,7 +98,7 @@ int loop_ops(const Problem& p, const Params& k) {
   if (sep_of(k))
     if (const auto f = row_factors(p.stencil)) return f->ops();
   if (fold_of(k))
-    if (const auto f = mirror_fold(p.stencil)) return f->ops();
+    if (const auto f = fold_rows(p.stencil)) return f->ops();
   return int(p.stencil.points.size());
 }
 
@@ -145,7 +146,7 @@ class Wpipe2d final : public Strategy {
     // Separable stencils also with sep (tb_full's loop, so split only).
     const std::vector<int> seps = row_factors(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     // Stencils symmetric in y also with fold, in every loop, late 0 (it has no late).
-    const std::vector<int> folds = mirror_fold(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
+    const std::vector<int> folds = fold_rows(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
     // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
     // gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
@@ -207,10 +208,11 @@ class Wpipe2d final : public Strategy {
                                    "fewer multiply-adds so factored; '{}' is not one",
                                    p.stencil.name));
     if (k["sep"] && !k["split"]) throw UsageError("wpipe2d: sep=1 needs split=1 (only tb_full's loop sums rows across)");
-    if (k["fold"] && !mirror_fold(p.stencil))
-      throw UsageError(fmt::format("wpipe2d: fold=1 needs a 2D affine stencil whose coefficients at (dx, dy) and "
-                                   "(dx, -dy) are equal, whose coefficients' magnitudes sum to at most 1, and which "
-                                   "takes fewer operations so folded; '{}' is not one",
+    if (k["fold"] && !fold_rows(p.stencil))
+      throw UsageError(fmt::format("wpipe2d: fold=1 needs a 2D affine stencil whose rows above the output are "
+                                   "combinations of its rows at and below it (e.g. equal coefficients at (dx, dy) and "
+                                   "(dx, -dy)), whose folded sums cannot amplify rounding, and which takes fewer "
+                                   "operations so folded; '{}' is not one",
                                    p.stencil.name));
     if (k["fold"] && (k["sep"] || k["late"]))
       throw UsageError("wpipe2d: fold=1 goes with sep=0 and late=0 (it sums the rows its own way, all it can before "
@@ -275,7 +277,7 @@ class Wpipe2d final : public Strategy {
     // With sep a level shuffles only the halo of each row's sum across.
     // With fold, the halo of each folded row.
     const auto factors = sep_of(k) ? row_factors(p.stencil) : std::nullopt;
-    const auto folded = fold_of(k) ? mirror_fold(p.stencil) : std::nullopt;
+    const auto folded = fold_of(k) ? fold_rows(p.stencil) : std::nullopt;
     const double shuffles = factors  ? sep_shuffles_per_cell(*factors, rx)
                             : folded ? wpipe_shuffles_per_cell(folded->rows, rx)
                                      : wpipe_shuffles_per_cell(p, rx);

@@ -6,8 +6,9 @@
 // through a shared-memory ring; a stage's warps swap their y halo rows between levels through a
 // small shared area. Parameters: rx, cy, wy, warps (stages; depth = warps x tw), tw, bps (blocks
 // per SM to aim for), late (where the held planes' terms are summed: wpipe_model.hpp, late_of)
-// and fold (1: a stencil symmetric in z summed over its mirrored planes' sums,
-// tuner/spec/mirror_fold.hpp; every loop, late 0).
+// and fold (1: a stencil whose planes before the output are combinations of the planes at and
+// after it, as a symmetric one's, summed over those folded planes: tuner/spec/fold_rows.hpp;
+// every loop, late 0).
 #include "tuner/codegen/strategies/strategies.hpp"
 
 #include <algorithm>
@@ -19,7 +20,7 @@
 #include "tuner/codegen/codegen.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
-#include "tuner/spec/mirror_fold.hpp"
+#include "tuner/spec/fold_rows.hpp"
 
 namespace tbtune {
 namespace {
@@ -132,7 +133,7 @@ class Wpipe3d final : public Strategy {
     const int r = p.stencil.radius;
     const std::vector<int> lates = wpipe_late_values(p);
     // Stencils symmetric in z also with fold, late 0 (it has no late).
-    const std::vector<int> folds = mirror_fold(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
+    const std::vector<int> folds = fold_rows(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     for (int rx = 1; rx <= 6; ++rx)
       for (int cy = std::max(1, r); cy <= 12; ++cy)
         for (int wy : {1, 2, 4, 8})
@@ -177,10 +178,11 @@ class Wpipe3d final : public Strategy {
       throw UsageError(fmt::format("wpipe3d: need 1 <= rx <= 16, 1 <= cy <= 32, 1 <= wy <= 32, 1 <= warps <= {}, "
                                    "1 <= tw <= 16, 1 <= bps <= 32, late 0 or 1, fold 0 or 1",
                                    kMaxStages));
-    if (k["fold"] && !mirror_fold(p.stencil))
-      throw UsageError(fmt::format("wpipe3d: fold=1 needs an affine stencil whose coefficients at (dx, dy, dz) and "
-                                   "(dx, dy, -dz) are equal, whose coefficients' magnitudes sum to at most 1, and "
-                                   "which takes fewer operations so folded; '{}' is not one",
+    if (k["fold"] && !fold_rows(p.stencil))
+      throw UsageError(fmt::format("wpipe3d: fold=1 needs an affine stencil whose planes before the output are "
+                                   "combinations of its planes at and after it (e.g. equal coefficients at (dx, dy, "
+                                   "dz) and (dx, dy, -dz)), whose folded sums cannot amplify rounding, and which "
+                                   "takes fewer operations so folded; '{}' is not one",
                                    p.stencil.name));
     if (k["fold"] && k["late"])
       throw UsageError("wpipe3d: fold=1 goes with late=0 (it sums all it can before the barrier)");
@@ -247,14 +249,14 @@ class Wpipe3d final : public Strategy {
     // exp(+0.08 .. +0.41) times the predicted, by the number of points; without the points'
     // share at exp(-0.04 .. +0.27) (H100, 16 shapes of each 3D config, docs/bench-3d.md).
     const double overhead = 2.0 * 64.0 / t * (p.dtype == DType::Float ? 2 : 1);
-    // With fold, a multiply-add per folded term and an add per folded plane's cell, y halo rows
-    // included. Its shuffles are charged as without it: fold ran 5.0-5.6% faster than the same
+    // With fold, a multiply-add per folded term and an add or multiply-add per combine of a
+    // folded plane's cell, y halo rows included. Its shuffles are charged as without it: fold ran 5.0-5.6% faster than the same
     // shapes without (about the share of the multiply-adds it saves), and counting the halos of
     // the folded planes instead, which favours narrow strips, made poisson's default tune pick
     // shapes that ran 309.7-317.4 GCells/s where 325.9 had run without fold (H200,
     // docs/bench-3d.md, "Mirrored planes").
-    const auto folded = fold_of(k) ? mirror_fold(p.stencil) : std::nullopt;
-    const double ops = folded ? double(folded->rows.terms.size()) + folded->pairs * double(s.cy + 2 * r) / s.cy
+    const auto folded = fold_of(k) ? fold_rows(p.stencil) : std::nullopt;
+    const double ops = folded ? double(folded->rows.terms.size()) + folded->combines * double(s.cy + 2 * r) / s.cy
                               : double(p.stencil.points.size());
     m.a_cmp = 2.0 * ops + overhead;
     // A partial last tile costs a whole one, as in wpipe2d, but counting it here (in x and y)

@@ -52,7 +52,7 @@ namespace tbtune {
 /// across x (each (dy) in 2D, each (dy, dz) in 3D) the halo cells some point reads, 2 x the
 /// widest |dx| on that line (a cell read by several points is shuffled once), over rx cells.
 [[nodiscard]] double wpipe_shuffles_per_cell(const Problem& p, int rx);
-/// The same over the terms of a stencil's folded form (tuner/spec/mirror_fold.hpp, the `fold`
+/// The same over the terms of a stencil's folded form (tuner/spec/fold_rows.hpp, the `fold`
 /// parameter): its lines are the folded rows (planes), whose halos are shuffled instead.
 [[nodiscard]] double wpipe_shuffles_per_cell(const LinearForm& folded, int rx);
 
@@ -77,7 +77,7 @@ namespace tbtune {
 [[nodiscard]] bool late_of(const Params& k);
 
 /// The `fold` parameter: 1 sums a stencil symmetric along the streamed axis over its mirrored
-/// rows' (planes') sums (tuner/spec/mirror_fold.hpp), in every loop, with late 0 and no variant.
+/// rows' (planes') sums (tuner/spec/fold_rows.hpp), in every loop, with late 0 and no variant.
 /// Kernels cached before the parameter existed were built without it.
 [[nodiscard]] bool fold_of(const Params& k);
 
