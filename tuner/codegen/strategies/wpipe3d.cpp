@@ -239,7 +239,12 @@ class Wpipe3d final : public Strategy {
     // the ring is filled and emptied once per pass; and each level shuffles its x halos.
     const double ring = (1.0 + double(s.cy + 2 * r) / s.cy) * wpipe_conflict_cost(p, s.rx, wpipe_pairs(p, 3));
     const double exchange = s.wy > 1 ? 4.0 * r / s.cy : 0.0;
-    m.a_sm = ring / s.tw + exchange * (s.tw - 1) / s.tw + 2.0 / t + wpipe_shuffles_per_cell(p, s.rx) * words;
+    // With fold, the halos of the folded planes are shuffled, fewer than the planes'; the model
+    // charges half way between the two counts (below).
+    const auto folded = fold_of(k) ? fold_rows(p.stencil) : std::nullopt;
+    const double shuffles = folded ? 0.5 * (wpipe_shuffles_per_cell(folded->rows, s.rx) + wpipe_shuffles_per_cell(p, s.rx))
+                                   : wpipe_shuffles_per_cell(p, s.rx);
+    m.a_sm = ring / s.tw + exchange * (s.tw - 1) / s.tw + 2.0 / t + shuffles * words;
     // The FP pipe: a multiply-add per point, and the pass's own cost spread over its t steps.
     // That cost is instructions, which in float take twice the flops they do in double, the
     // FP32 pipe's rate being twice FP64's: without the factor float j3d7pt ran at 0.57 of its
@@ -250,12 +255,13 @@ class Wpipe3d final : public Strategy {
     // share at exp(-0.04 .. +0.27) (H100, 16 shapes of each 3D config, docs/bench-3d.md).
     const double overhead = 2.0 * 64.0 / t * (p.dtype == DType::Float ? 2 : 1);
     // With fold, a multiply-add per folded term and an add or multiply-add per combine of a
-    // folded plane's cell, y halo rows included. Its shuffles are charged as without it: fold ran 5.0-5.6% faster than the same
-    // shapes without (about the share of the multiply-adds it saves), and counting the halos of
-    // the folded planes instead, which favours narrow strips, made poisson's default tune pick
-    // shapes that ran 309.7-317.4 GCells/s where 325.9 had run without fold (H200,
-    // docs/bench-3d.md, "Mirrored planes").
-    const auto folded = fold_of(k) ? fold_rows(p.stencil) : std::nullopt;
+    // folded plane's cell, y halo rows included. Its shuffles (above): charged as the folded
+    // planes', which favours narrow strips, poisson's default tune picked rx 2 shapes that ran
+    // 309.7-317.4 GCells/s where rx 3 ran 325.9 without fold; charged as without fold, the
+    // rx 3 shapes of j3d27pt, whose folded planes halve its shuffles, stayed bound by the
+    // shared-memory pipe in the model, and its tune timed only rx 4 shapes, at 225 where rx 3
+    // ran 297-299 with fold (H200, docs/bench-3d.md, "Mirrored planes", "Planes folded as
+    // combinations"). Half way, both tunes time their rx 3 shapes.
     const double ops = folded ? double(folded->rows.terms.size()) + folded->combines * double(s.cy + 2 * r) / s.cy
                               : double(p.stencil.points.size());
     m.a_cmp = 2.0 * ops + overhead;
