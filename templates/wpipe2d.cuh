@@ -27,10 +27,10 @@
 // holds.
 // A stencil symmetric in y (TbFold, `fold`) sums each output's mirrored rows first, row d above
 // plus row d below (more generally, row d below plus the rows above in the weights that make
-// them: TbFold::row; j3d27pt's planes in 3D), and evaluates the stencil over those R + 1 folded rows: a (2R+1) x (2R+1)
-// box costs R adds and (R + 1) x (2R + 1) multiply-adds per cell, and R + 1 rows' halos are
-// shuffled instead of 2R + 1. The window still holds the rows' cells, so every loop, the ring's
-// too, can do so.
+// them: TbFold::row; j3d27pt's planes in 3D), and evaluates the stencil over those R + 1
+// folded rows: a (2R+1) x (2R+1) box costs R adds and (R + 1) x (2R + 1) multiply-adds per
+// cell, and R + 1 rows' halos are shuffled instead of 2R + 1. The window still holds the rows'
+// cells, so every loop, the ring's too, can do so.
 // The window's register slots are indexed by the row modulo their count; the main loop is
 // unrolled over one period of that index (kWpPeriod iterations), so every register
 // index is a compile-time constant and no row is ever moved between registers.
@@ -181,8 +181,8 @@ struct WpFoldedRow {
 };
 
 // Adds the terms of folded rows d, lo <= d < hi, of the outputs whose own row sits in slot `row`
-// to acc: folded row d is row d below plus the rows above in their weights (TbFold::row). A row at a time
-// (formed once, then its terms at every cell, in TbFold's order), so that a thread holds one
+// to acc: folded row d is row d below plus the rows above in their weights (TbFold::row). A
+// row at a time (formed once, then its terms at every cell, in TbFold's order), so that a thread holds one
 // folded row beside its sums.
 template <class Fold>
 __device__ __forceinline__ void wp_fold_sum(const real (&win)[WP_WIN][TB_RX], int row, int lo, int hi,

@@ -167,8 +167,8 @@ struct W3FoldedPlane {
 };
 
 // Adds the terms of folded planes d, lo <= d < hi, of the output plane in slot `slot` to acc:
-// folded plane d is plane d after plus the planes before in their weights (TbFold::row). A plane at a
-// time (formed once, then its terms at every cell, in TbFold's order), as wpipe2d's
+// folded plane d is plane d after plus the planes before in their weights (TbFold::row). A
+// plane at a time (formed once, then its terms at every cell, in TbFold's order), as wpipe2d's
 // wp_fold_sum; the rows no term reads are never formed once the loops are unrolled.
 template <class Fold>
 __device__ __forceinline__ void w3_fold_sum(const real (&win)[W3_WIN][W3_IN][TB_RX], int slot, int lo, int hi,

@@ -103,11 +103,19 @@ std::optional<FoldedRows> fold_rows(const Stencil& s) {
     f.weight[d][r + d] = 1;
     if (rows.count(d)) basis.push_back(d);
   }
-  // Each row before: the fewest basis rows that give it, the mirror row first among single ones.
+  // Each row before costs at least one combine per cell: nothing to gain unless the rows before
+  // hold more terms than that.
+  int before_terms = 0, before_rows = 0;
+  for (int e = -r; e < 0; ++e)
+    if (rows.count(e)) before_terms += int(rows.at(e).size()), ++before_rows;
+  if (before_terms <= before_rows) return std::nullopt;
+  // Each row before: one or two basis rows that give it (the mirror row first), which covers
+  // mirrors, ratios and rows that differ by a constant (j3d27pt) and keeps the search to at most
+  // R + 1 + (R + 1) R / 2 small fits per row.
   for (int e = -1; e >= -r; --e) {
     if (!rows.count(e)) continue;
     bool found = false;
-    for (std::size_t size = 1; size <= basis.size() && !found; ++size) {
+    for (std::size_t size = 1; size <= std::min<std::size_t>(2, basis.size()) && !found; ++size) {
       // Subsets of `size` rows, as bit masks over basis; for size 1 the mirror first.
       std::vector<unsigned> masks;
       for (unsigned m = 1; m < (1u << basis.size()); ++m)

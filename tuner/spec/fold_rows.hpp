@@ -31,8 +31,8 @@ struct FoldedRows {
 };
 
 /// The folded form of a 2D or 3D affine stencil each of whose rows before the output is a
-/// combination of its rows at and after it (the fewest rows that give its coefficients to 8
-/// units in the last place; a mirror first), when that takes fewer operations than its terms
+/// combination of one or two of its rows at and after it (the fewest that give its
+/// coefficients to 8 units in the last place; a mirror first), when that takes fewer operations than its terms
 /// and the folded sums cannot amplify their rounding: the weights' magnitudes times the rows'
 /// sum to at most 1. Folded sums round differently from the term-by-term sum every other kernel
 /// follows, and only a stencil that does not amplify keeps that difference at the rounding's

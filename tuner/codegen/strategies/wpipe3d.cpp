@@ -242,8 +242,9 @@ class Wpipe3d final : public Strategy {
     // With fold, the halos of the folded planes are shuffled, fewer than the planes'; the model
     // charges half way between the two counts (below).
     const auto folded = fold_of(k) ? fold_rows(p.stencil) : std::nullopt;
-    const double shuffles = folded ? 0.5 * (wpipe_shuffles_per_cell(folded->rows, s.rx) + wpipe_shuffles_per_cell(p, s.rx))
-                                   : wpipe_shuffles_per_cell(p, s.rx);
+    const double plain_shuffles = wpipe_shuffles_per_cell(p, s.rx);
+    const double shuffles =
+        folded ? 0.5 * (wpipe_shuffles_per_cell(folded->rows, s.rx) + plain_shuffles) : plain_shuffles;
     m.a_sm = ring / s.tw + exchange * (s.tw - 1) / s.tw + 2.0 / t + shuffles * words;
     // The FP pipe: a multiply-add per point, and the pass's own cost spread over its t steps.
     // That cost is instructions, which in float take twice the flops they do in double, the
