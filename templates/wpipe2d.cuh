@@ -313,41 +313,83 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
   }
 }
 
-// The block's cp.async copies of the input rows of group q into the ring, one commit group.
-// A fixed number of copies per thread, so the loop unrolls.
-template <int W, int M>
-__device__ __forceinline__ void wp_load_group(const WpBlock& b, int q) {
-  constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  const unsigned dst = tb_shared_addr(b.ring + (q & (M - 1)) * CELLS);
-#pragma unroll
-  for (int n = 0; n < PER_THREAD; ++n) {
-    const int c = threadIdx.x + n * W * 32;
-    if (c < CELLS) {
-      const int y = b.ys + q * WP_G + c / WP_COLS, gx = b.gx0 + c % WP_COLS;
-      const bool ok = y < b.ny && gx >= 0 && gx < b.nx;
-      tb_copy_async(dst + c * kTbCellBytes, ok ? b.in + (long)y * b.nx + gx : b.in, ok);
-    }
+// The ring's traffic with global memory, worked out once per pass: a group's cells go to the
+// block's threads in turn, cell n of this thread being c = threadIdx.x + n x threads, row
+// c / WP_COLS of the group and column c % WP_COLS of the tile. Worked out for every group, their
+// 64-bit addresses and tests ran in branches right after the barrier, before the levels' chain
+// could start, and took about a quarter of the stall samples of j2d5pt's winner (H200, ncu,
+// docs/bench-2d.md), as they had of wpipe3d's (wpipe3d.cuh, W3Block::src).
+template <int W>
+struct WpTraffic {
+  static constexpr int CELLS = WP_G * WP_COLS, N = (CELLS + W * 32 - 1) / (W * 32);
+  unsigned xin;   // bit n: cell n lies in the group and its column in the domain
+  unsigned xout;  // bit n: cell n lies in the group and its column among those the tile writes
+  // Whether cell n lies in the group: a constant but for the last cell where the threads do
+  // not divide the group.
+  __device__ __forceinline__ static bool mine(int n) {
+    return n + 1 < N || CELLS % (W * 32) == 0 || int(threadIdx.x) + n * W * 32 < CELLS;
   }
+  // Cell n's row in the group, and its offset from the group's first cell in the domain (row x
+  // nx + column): a few 32-bit operations from threadIdx.x where they are needed, rather than
+  // registers held through the loop (held, they made j2d5pt's winners spill more).
+  __device__ __forceinline__ static int row(int n) { return (int(threadIdx.x) + n * W * 32) / WP_COLS; }
+  __device__ __forceinline__ static int off(int n, int nx) {
+    const int c = threadIdx.x + n * W * 32;
+    return c + c / WP_COLS * (nx - WP_COLS);
+  }
+};
+
+// The tile's columns [gx0, gx0 + WP_COLS), of which it writes [lo, hi).
+template <int W>
+__device__ __forceinline__ WpTraffic<W> wp_traffic(int nx, int gx0, int lo, int hi) {
+  WpTraffic<W> tr;
+  tr.xin = tr.xout = 0;
+  static_assert(WpTraffic<W>::N <= 32, "a thread's cells are bits of one word");
+#pragma unroll
+  for (int n = 0; n < WpTraffic<W>::N; ++n) {
+    const int gx = gx0 + (int(threadIdx.x) + n * W * 32) % WP_COLS;
+    tr.xin |= unsigned(tr.mine(n) && gx >= 0 && gx < nx) << n;
+    tr.xout |= unsigned(tr.mine(n) && gx >= lo && gx < hi) << n;
+  }
+  return tr;
+}
+
+// The block's cp.async copies of the input rows of group q into the ring, one commit group.
+// A fixed number of copies per thread, so the loop unrolls; a copy outside the domain reads
+// nothing and zero-fills.
+template <int W, int M>
+__device__ __forceinline__ void wp_load_group(const WpBlock& b, const WpTraffic<W>& tr, int q) {
+  const unsigned dst = tb_shared_addr(b.ring + (q & (M - 1)) * WpTraffic<W>::CELLS + threadIdx.x);
+  const int y = b.ys + q * WP_G;
+  const real* src = b.in + (long)y * b.nx + b.gx0;
+#pragma unroll
+  for (int n = 0; n < WpTraffic<W>::N; ++n)
+    if (tr.mine(n)) {
+      const bool ok = (tr.xin >> n & 1) && y + tr.row(n) < b.ny;
+      tb_copy_async(dst + n * W * 32 * kTbCellBytes, ok ? src + tr.off(n, b.nx) : b.in, ok);
+    }
   __pipeline_commit();
 }
 
 // The block copies group q's rows (first output row `row0`) from the ring to `out`: the cells
-// that are valid output columns of this tile and rows of its segment.
+// that are valid output columns of this tile and rows of its segment. Each cell is read from
+// the ring whether or not it is written, so that only the store is predicated, not a branch.
 template <int W, int M>
-__device__ __forceinline__ void wp_store_group(const WpBlock& b, int q, int row0, int c0, int c1) {
-  constexpr int CELLS = WP_G * WP_COLS, PER_THREAD = (CELLS + W * 32 - 1) / (W * 32);
-  const unsigned src = tb_shared_addr(b.ring + (q & (M - 1)) * CELLS);
+__device__ __forceinline__ void wp_store_group(const WpBlock& b, const WpTraffic<W>& tr, int q, int row0) {
+  const unsigned src = tb_shared_addr(b.ring + (q & (M - 1)) * WpTraffic<W>::CELLS + threadIdx.x);
+  real* dst = b.out + (long)row0 * b.nx + b.gx0;
 #pragma unroll
-  for (int n = 0; n < PER_THREAD; ++n) {
-    const int c = threadIdx.x + n * W * 32;
-    const int y = row0 + c / WP_COLS, gx = b.gx0 + c % WP_COLS;
-    if (c < CELLS && y >= b.y0 && y < b.y1 && gx >= c0 && gx < c1) b.out[(long)y * b.nx + gx] = tb_shared_load(src + c * kTbCellBytes);
-  }
+  for (int n = 0; n < WpTraffic<W>::N; ++n)
+    if (tr.mine(n)) {
+      const real v = tb_shared_load(src + n * W * 32 * kTbCellBytes);
+      const int y = row0 + tr.row(n);
+      if ((tr.xout >> n & 1) && y >= b.y0 && y < b.y1) dst[tr.off(n, b.nx)] = v;
+    }
 }
 
 // One iteration k = k0 + PH.
 template <int W, int TW, int PH, int RING>
-__device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
+__device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W>& tr, WpLevels<TW>& s, int k0) {
   constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
   // A separable stencil's sums (TB_WP_SEP) in the loop without the ring's tests.
   constexpr bool SEP = TB_WP_SEP && RING == kWpRingNone;
@@ -361,8 +403,8 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
   // Group k (warp 0's input) has landed; every warp has written the group it had.
   __pipeline_wait_prior(PF - 1);
   __syncthreads();
-  wp_load_group<W, M>(b, k + PF);
-  wp_store_group<W, M>(b, k - W, b.ys + (k - W) * WP_G - DEPTH * R, c0, c1);
+  wp_load_group<W, M>(b, tr, k + PF);
+  wp_store_group<W, M>(b, tr, k - W, b.ys + (k - W) * WP_G - DEPTH * R);
   // This warp's group: in through its levels and back into the ring.
   const unsigned group = tb_shared_addr(b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS) + lane * RX);
   real x[WP_G][RX];
@@ -384,10 +426,10 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, WpLevels<TW>& s, 
 }
 
 template <int W, int TW, int PH, int RING>
-__device__ __forceinline__ void wp_period(const WpBlock& b, WpLevels<TW>& s, int k0, int c0, int c1) {
+__device__ __forceinline__ void wp_period(const WpBlock& b, const WpTraffic<W>& tr, WpLevels<TW>& s, int k0) {
   if constexpr (PH < kWpPeriod) {
-    wp_iteration<W, TW, PH, RING>(b, s, k0, c0, c1);
-    wp_period<W, TW, PH + 1, RING>(b, s, k0, c0, c1);
+    wp_iteration<W, TW, PH, RING>(b, tr, s, k0);
+    wp_period<W, TW, PH + 1, RING>(b, tr, s, k0);
   }
 }
 
@@ -450,8 +492,9 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
       for (int i = 0; i < RX; ++i) s.acc[j][g][i] = real(0);
   }
 
-  for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, q);
-  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, RING>(b, s, k0, lo, c1);
+  const WpTraffic<W> tr = wp_traffic<W>(nx, b.gx0, lo, c1);
+  for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, tr, q);
+  for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, RING>(b, tr, s, k0);
   // The block's next segment (tb_share) fills the ring again: every copy into it has landed and
   // every warp is done with it first.
   __pipeline_wait_prior(0);
