@@ -104,10 +104,24 @@ __device__ __forceinline__ void tb_shared_store_strip(unsigned a, const real (&v
   }
 }
 #else  // the CPU emulator (scripts/emulate/shim.hpp): offsets into the block's shared memory
+// An access beyond the block's shared memory traps: on a GPU it would fault or overwrite another
+// block's, here the host's heap, which showed as a hang or as wrong cells far from the cause.
+inline void tb_shared_check(unsigned a) {
+  if (a + sizeof(real) <= tb_block_smem_bytes) return;
+  std::fprintf(stderr, "emulator: shared memory access at byte %u, past the block's %zu\n", a, tb_block_smem_bytes);
+  std::abort();
+}
 inline unsigned tb_shared_addr(const void* p) { return unsigned(static_cast<const unsigned char*>(p) - tb_block_smem); }
-inline real tb_shared_load(unsigned a) { return *reinterpret_cast<const real*>(tb_block_smem + a); }
-inline void tb_shared_store(unsigned a, real v) { *reinterpret_cast<real*>(tb_block_smem + a) = v; }
+inline real tb_shared_load(unsigned a) {
+  tb_shared_check(a);
+  return *reinterpret_cast<const real*>(tb_block_smem + a);
+}
+inline void tb_shared_store(unsigned a, real v) {
+  tb_shared_check(a);
+  *reinterpret_cast<real*>(tb_block_smem + a) = v;
+}
 inline void tb_copy_async(unsigned a, const real* src, bool inside) {
+  tb_shared_check(a);
   __pipeline_memcpy_async(tb_block_smem + a, src, sizeof(real), inside ? 0 : sizeof(real));
 }
 // The strips cell by cell; a paired access must be aligned to the pair, which is checked here.

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
             blk_bar = &bar;
             tb_warp = ws[t / 32].get();
             tb_block_smem = sm.data();
+            tb_block_smem_bytes = sm.size();
             kernel(a.data(), b.data(), nx, ny, 1, nullptr);
           });
         for (auto& t : th) t.join();

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
             threadIdx = {(unsigned)(t % TX), (unsigned)(t / TX), 0};
             blk_bar = bars[bi].get();
             tb_block_smem = sm[bi].data();
+            tb_block_smem_bytes = sm[bi].size();
             if (full) tb_full(a.data(), b.data(), nx, ny, nz, scratch.data());
             else tb_step(a.data(), b.data(), nx, ny, nz, scratch.data());
           });

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
               tb_named = named_ptr.data();
               tb_warp = ws[t / 32].get();
               tb_block_smem = sm.data();
+              tb_block_smem_bytes = sm.size();
               kernel(a.data(), b.data(), nx, ny, nz, nullptr);
             });
           for (auto& t : th) t.join();

@@ -24,6 +24,7 @@ U3 gridDim, blockDim;
 thread_local std::barrier<>* blk_bar;
 std::barrier<>* grid_bar;
 thread_local unsigned char* tb_block_smem;
+thread_local std::size_t tb_block_smem_bytes;  // its size: the templates' accesses beyond it trap
 inline void __syncthreads() { blk_bar->arrive_and_wait(); }
 // Named barriers (bar.sync id, count): the driver sets one std::barrier per id it uses.
 thread_local std::barrier<>** tb_named;

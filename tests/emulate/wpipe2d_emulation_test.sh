@@ -24,7 +24,9 @@
 # rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/folded2d.yaml,
 # whose row above is twice its own row minus its row below: both folded rows take it with a
 # multiply-add) with 2 rows per iteration, whose second output row sums its own row after the
-# barrier.
+# barrier. Where the block's threads do not divide a group of rows (rx 5 with 3 warps) or some
+# hold no cell of it (rx 2 with 4 warps), the ring's traffic skips the cells they lack
+# (WpTraffic::mine): copied anyway, they run past the ring, which the emulator traps.
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
