@@ -322,12 +322,28 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
 template <int W>
 struct WpTraffic {
   static constexpr int CELLS = WP_G * WP_COLS, N = (CELLS + W * 32 - 1) / (W * 32);
-  unsigned xin;   // bit n: cell n lies in the group and its column in the domain
-  unsigned xout;  // bit n: cell n lies in the group and its column among those the tile writes
+  // A thread's cells' column tests as bits of one word, or, where it has more cells than that
+  // (the one-warp kernels' groups of rows x rx > 32 cells), worked out per cell.
+  static constexpr bool kMasks = N <= 32;
+  unsigned xin;   // with kMasks, bit n: cell n lies in the group and its column in the domain
+  unsigned xout;  // with kMasks, bit n: cell n lies in the group and its column among those the tile writes
+  int gx0, nx, lo, hi;  // without: the tile's first column, the domain's columns, the written ones [lo, hi)
   // Whether cell n lies in the group: a constant but for the last cell where the threads do
   // not divide the group.
   __device__ __forceinline__ static bool mine(int n) {
     return n + 1 < N || CELLS % (W * 32) == 0 || int(threadIdx.x) + n * W * 32 < CELLS;
+  }
+  __device__ __forceinline__ static int column(int n) { return (int(threadIdx.x) + n * W * 32) % WP_COLS; }
+  // Whether cell n lies in the group and its column in the domain (in), among the written ones (out).
+  __device__ __forceinline__ bool in(int n) const {
+    if constexpr (kMasks) return xin >> n & 1;
+    const int gx = gx0 + column(n);
+    return mine(n) && gx >= 0 && gx < nx;
+  }
+  __device__ __forceinline__ bool out(int n) const {
+    if constexpr (kMasks) return xout >> n & 1;
+    const int gx = gx0 + column(n);
+    return mine(n) && gx >= lo && gx < hi;
   }
   // Cell n's row in the group, and its offset from the group's first cell in the domain (row x
   // nx + column): a few 32-bit operations from threadIdx.x where they are needed, rather than
@@ -343,13 +359,18 @@ struct WpTraffic {
 template <int W>
 __device__ __forceinline__ WpTraffic<W> wp_traffic(int nx, int gx0, int lo, int hi) {
   WpTraffic<W> tr;
+  tr.gx0 = gx0;
+  tr.nx = nx;
+  tr.lo = lo;
+  tr.hi = hi;
   tr.xin = tr.xout = 0;
-  static_assert(WpTraffic<W>::N <= 32, "a thread's cells are bits of one word");
+  if constexpr (WpTraffic<W>::kMasks) {
 #pragma unroll
-  for (int n = 0; n < WpTraffic<W>::N; ++n) {
-    const int gx = gx0 + (int(threadIdx.x) + n * W * 32) % WP_COLS;
-    tr.xin |= unsigned(tr.mine(n) && gx >= 0 && gx < nx) << n;
-    tr.xout |= unsigned(tr.mine(n) && gx >= lo && gx < hi) << n;
+    for (int n = 0; n < WpTraffic<W>::N; ++n) {
+      const int gx = gx0 + tr.column(n);
+      tr.xin |= unsigned(tr.mine(n) && gx >= 0 && gx < nx) << n;
+      tr.xout |= unsigned(tr.mine(n) && gx >= lo && gx < hi) << n;
+    }
   }
   return tr;
 }
@@ -365,7 +386,7 @@ __device__ __forceinline__ void wp_load_group(const WpBlock& b, const WpTraffic<
 #pragma unroll
   for (int n = 0; n < WpTraffic<W>::N; ++n)
     if (tr.mine(n)) {
-      const bool ok = (tr.xin >> n & 1) && y + tr.row(n) < b.ny;
+      const bool ok = tr.in(n) && y + tr.row(n) < b.ny;
       tb_copy_async(dst + n * W * 32 * kTbCellBytes, ok ? src + tr.off(n, b.nx) : b.in, ok);
     }
   __pipeline_commit();
@@ -383,7 +404,7 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, const WpTraffic
     if (tr.mine(n)) {
       const real v = tb_shared_load(src + n * W * 32 * kTbCellBytes);
       const int y = row0 + tr.row(n);
-      if ((tr.xout >> n & 1) && y >= b.y0 && y < b.y1) dst[tr.off(n, b.nx)] = v;
+      if (tr.out(n) && y >= b.y0 && y < b.y1) dst[tr.off(n, b.nx)] = v;
     }
 }
 

@@ -641,6 +641,23 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
   EXPECT_EQ(compiled, 15);
 }
 
+// A group of rows wider than 32 cells per thread in the one-warp step kernel (rows x rx = 40)
+// and in a one-warp full pass (rows x rx = 64): the ring's traffic then tests each cell's
+// column as it goes instead of holding the tests as bits of one word (templates/wpipe2d.cuh,
+// WpTraffic::kMasks). Every kernel of both modules compiles; the float tune of j2d5pt had lost
+// 19 candidates to a compile error here.
+TEST(Nvrtc, Wpipe2dWideGroupsCompile) {
+  const Strategy* s = find_strategy("wpipe2d");
+  const Problem p = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Float, {2049, 389, 1}, 11);
+  for (const Params& given : {Params{{"rx", 20}, {"warps", 12}, {"tw", 3}, {"rows", 2}, {"late", 0}},
+                              Params{{"rx", 16}, {"warps", 1}, {"tw", 2}, {"rows", 4}}}) {
+    const Params k = s->complete(p, given);
+    SCOPED_TRACE(params_text(k));
+    const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
+    EXPECT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(kStepKernel)) << m.log;
+  }
+}
+
 // wpipe3d for every 3D config and the nonlinear and general 3D specs (sm_90, double) at two
 // shapes besides the defaults: several levels per stage (the y halo exchange between them) and
 // one warp along y (none); tb_full without spilling, and tb_edge beside it.

@@ -26,7 +26,9 @@
 # multiply-add) with 2 rows per iteration, whose second output row sums its own row after the
 # barrier. Where the block's threads do not divide a group of rows (rx 5 with 3 warps) or some
 # hold no cell of it (rx 2 with 4 warps), the ring's traffic skips the cells they lack
-# (WpTraffic::mine): copied anyway, they run past the ring, which the emulator traps.
+# (WpTraffic::mine): copied anyway, they run past the ring, which the emulator traps. In the rx 17
+# case the one-warp step kernel's thread holds 34 cells of a group, more than a word's bits: its
+# column tests are worked out per cell (WpTraffic::kMasks).
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -49,3 +51,4 @@ run 3 2 "$root/configs/j2d49pt.yaml" float 301 77 7 rx=3 warps=2 tw=1 rows=2 spl
 run 3 2 "$root/configs/j2d25pt.yaml" double 271 67 9 rx=3 warps=2 tw=2 rows=2 fold=1
 run 2 3 "$root/configs/j2d25pt.yaml" float 233 53 11 rx=5 warps=3 tw=1 rows=1 split=0 fold=1
 run 3 2 "$root/tests/specs/good/folded2d.yaml" float 133 47 9 rx=2 warps=3 tw=2 rows=2 fold=1
+run 3 2 "$root/configs/j2d5pt.yaml" float 1201 41 5 rx=17 warps=2 tw=1 rows=2
