@@ -313,63 +313,67 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
   }
 }
 
-// The ring's traffic with global memory, worked out once per pass: a group's cells go to the
-// block's threads in turn, cell n of this thread being c = threadIdx.x + n x threads, row
-// c / WP_COLS of the group and column c % WP_COLS of the tile. Worked out for every group, their
-// 64-bit addresses and tests ran in branches right after the barrier, before the levels' chain
-// could start, and took about a quarter of the stall samples of j2d5pt's winner (H200, ncu,
-// docs/bench-2d.md), as they had of wpipe3d's (wpipe3d.cuh, W3Block::src).
+// The ring's traffic with global memory, worked out once per pass. A group's G rows go to the
+// block's threads in equal shares, P = threads / G to a row: thread t copies row t / P of the
+// group, columns t % P + m x P (m < N) of the tile. A thread's cells of a group then share one row
+// test and one 64-bit address, their offsets from it constants. Handing the cells out in turn
+// across the rows (cell n = t + n x threads) cost a row test, a division and a 64-bit address
+// per cell, in branches right after the barrier, before the levels' chain could start: about a
+// quarter of the stall samples of j2d5pt's winner (H200, ncu, docs/bench-2d.md), as the same
+// work had of wpipe3d's (wpipe3d.cuh, W3Block::src).
 template <int W>
 struct WpTraffic {
-  static constexpr int CELLS = WP_G * WP_COLS, N = (CELLS + W * 32 - 1) / (W * 32);
+  static constexpr int THREADS = W * 32, P = THREADS / WP_G, N = (WP_COLS + P - 1) / P, CELLS = WP_G * WP_COLS;
+  static_assert(P >= 1, "a group has at most as many rows as the block has threads");
   // A thread's cells' column tests as bits of one word, or, where it has more cells than that
   // (the one-warp kernels' groups of rows x rx > 32 cells), worked out per cell.
   static constexpr bool kMasks = N <= 32;
-  unsigned xin;   // with kMasks, bit n: cell n lies in the group and its column in the domain
-  unsigned xout;  // with kMasks, bit n: cell n lies in the group and its column among those the tile writes
+  unsigned xin;   // with kMasks, bit m: cell m is this thread's and its column in the domain
+  unsigned xout;  // with kMasks, bit m: cell m is this thread's and its column among those the tile writes
   int gx0, nx, lo, hi;  // without: the tile's first column, the domain's columns, the written ones [lo, hi)
-  // Whether cell n lies in the group: a constant but for the last cell where the threads do
-  // not divide the group.
-  __device__ __forceinline__ static bool mine(int n) {
-    return n + 1 < N || CELLS % (W * 32) == 0 || int(threadIdx.x) + n * W * 32 < CELLS;
+  // This thread's row of a group and first column of the tile (a row of WP_G: none, where the
+  // rows do not divide the threads). A few operations on threadIdx.x where they are needed,
+  // rather than registers held through the loop (held, they made j2d5pt's winners spill more).
+  __device__ __forceinline__ static int row() { return int(threadIdx.x) / P; }
+  __device__ __forceinline__ static int col() { return int(threadIdx.x) % P; }
+  // Whether cell m is this thread's: a constant but for the last cell where P does not divide
+  // the row, and for the threads past the rows where the rows do not divide the threads.
+  __device__ __forceinline__ static bool mine(int m) {
+    return (THREADS % WP_G == 0 || row() < WP_G) && (m + 1 < N || WP_COLS % P == 0 || col() + m * P < WP_COLS);
   }
-  __device__ __forceinline__ static int column(int n) { return (int(threadIdx.x) + n * W * 32) % WP_COLS; }
-  // Whether cell n lies in the group and its column in the domain (in), among the written ones (out).
-  __device__ __forceinline__ bool in(int n) const {
-    if constexpr (kMasks) return xin >> n & 1;
-    const int gx = gx0 + column(n);
-    return mine(n) && gx >= 0 && gx < nx;
+  // Whether cell m is this thread's and its column in the domain (in), among the written ones (out).
+  __device__ __forceinline__ bool in(int m) const {
+    if constexpr (kMasks) return xin >> m & 1;
+    const int gx = gx0 + col() + m * P;
+    return mine(m) && gx >= 0 && gx < nx;
   }
-  __device__ __forceinline__ bool out(int n) const {
-    if constexpr (kMasks) return xout >> n & 1;
-    const int gx = gx0 + column(n);
-    return mine(n) && gx >= lo && gx < hi;
+  __device__ __forceinline__ bool out(int m) const {
+    if constexpr (kMasks) return xout >> m & 1;
+    const int gx = gx0 + col() + m * P;
+    return mine(m) && gx >= lo && gx < hi;
   }
-  // Cell n's row in the group, and its offset from the group's first cell in the domain (row x
-  // nx + column): a few 32-bit operations from threadIdx.x where they are needed, rather than
-  // registers held through the loop (held, they made j2d5pt's winners spill more).
-  __device__ __forceinline__ static int row(int n) { return (int(threadIdx.x) + n * W * 32) / WP_COLS; }
-  __device__ __forceinline__ static int off(int n, int nx) {
-    const int c = threadIdx.x + n * W * 32;
-    return c + c / WP_COLS * (nx - WP_COLS);
+  // This thread's first cell of group slot q of the ring, as a 32-bit shared address.
+  __device__ __forceinline__ static unsigned slot(const real* ring, int q) {
+    return tb_shared_addr(ring + q * CELLS + row() * WP_COLS + col());
   }
 };
 
 // The tile's columns [gx0, gx0 + WP_COLS), of which it writes [lo, hi).
 template <int W>
 __device__ __forceinline__ WpTraffic<W> wp_traffic(int nx, int gx0, int lo, int hi) {
-  WpTraffic<W> tr;
+  using T = WpTraffic<W>;
+  T tr;
   tr.gx0 = gx0;
   tr.nx = nx;
   tr.lo = lo;
   tr.hi = hi;
   tr.xin = tr.xout = 0;
-  if constexpr (WpTraffic<W>::kMasks) {
+  if constexpr (T::kMasks) {
 #pragma unroll
-    for (int n = 0; n < WpTraffic<W>::N; ++n) {
-      const int gx = gx0 + tr.column(n);
-      tr.xin |= unsigned(tr.mine(n) && gx >= 0 && gx < nx) << n;
-      tr.xout |= unsigned(tr.mine(n) && gx >= lo && gx < hi) << n;
+    for (int m = 0; m < T::N; ++m) {
+      const int gx = gx0 + T::col() + m * T::P;
+      tr.xin |= unsigned(T::mine(m) && gx >= 0 && gx < nx) << m;
+      tr.xout |= unsigned(T::mine(m) && gx >= lo && gx < hi) << m;
     }
   }
   return tr;
@@ -377,17 +381,25 @@ __device__ __forceinline__ WpTraffic<W> wp_traffic(int nx, int gx0, int lo, int 
 
 // The block's cp.async copies of the input rows of group q into the ring, one commit group.
 // A fixed number of copies per thread, so the loop unrolls; a copy outside the domain reads
-// nothing and zero-fills.
-template <int W, int M>
+// nothing and zero-fills. Rows past the domain's last (the pipeline's last groups) are
+// zero-filled at the last row's addresses. tb_full's tiles (RING none) lie inside the domain's
+// columns (wp_tile_c0), so their copies take the row's address and a constant offset; the
+// others' cells outside it read from `in` instead.
+template <int W, int M, int RING>
 __device__ __forceinline__ void wp_load_group(const WpBlock& b, const WpTraffic<W>& tr, int q) {
-  const unsigned dst = tb_shared_addr(b.ring + (q & (M - 1)) * WpTraffic<W>::CELLS + threadIdx.x);
-  const int y = b.ys + q * WP_G;
-  const real* src = b.in + (long)y * b.nx + b.gx0;
+  using T = WpTraffic<W>;
+  const unsigned dst = T::slot(b.ring, q & (M - 1));
+  const int y = b.ys + q * WP_G + T::row();
+  const bool row_in = y < b.ny;
+  const real* src = b.in + (long)min(y, b.ny - 1) * b.nx + b.gx0 + T::col();
 #pragma unroll
-  for (int n = 0; n < WpTraffic<W>::N; ++n)
-    if (tr.mine(n)) {
-      const bool ok = tr.in(n) && y + tr.row(n) < b.ny;
-      tb_copy_async(dst + n * W * 32 * kTbCellBytes, ok ? src + tr.off(n, b.nx) : b.in, ok);
+  for (int m = 0; m < T::N; ++m)
+    if (T::mine(m)) {
+      const unsigned to = dst + m * T::P * kTbCellBytes;
+      if constexpr (RING == kWpRingNone)
+        tb_copy_async(to, src + m * T::P, row_in);
+      else
+        tb_copy_async(to, tr.in(m) ? src + m * T::P : b.in, row_in && tr.in(m));
     }
   __pipeline_commit();
 }
@@ -397,14 +409,16 @@ __device__ __forceinline__ void wp_load_group(const WpBlock& b, const WpTraffic<
 // the ring whether or not it is written, so that only the store is predicated, not a branch.
 template <int W, int M>
 __device__ __forceinline__ void wp_store_group(const WpBlock& b, const WpTraffic<W>& tr, int q, int row0) {
-  const unsigned src = tb_shared_addr(b.ring + (q & (M - 1)) * WpTraffic<W>::CELLS + threadIdx.x);
-  real* dst = b.out + (long)row0 * b.nx + b.gx0;
+  using T = WpTraffic<W>;
+  const unsigned src = T::slot(b.ring, q & (M - 1));
+  const int y = row0 + T::row();
+  const bool row_out = y >= b.y0 && y < b.y1;
+  real* dst = b.out + (long)y * b.nx + b.gx0 + T::col();
 #pragma unroll
-  for (int n = 0; n < WpTraffic<W>::N; ++n)
-    if (tr.mine(n)) {
-      const real v = tb_shared_load(src + n * W * 32 * kTbCellBytes);
-      const int y = row0 + tr.row(n);
-      if (tr.out(n) && y >= b.y0 && y < b.y1) dst[tr.off(n, b.nx)] = v;
+  for (int m = 0; m < T::N; ++m)
+    if (T::mine(m)) {
+      const real v = tb_shared_load(src + m * T::P * kTbCellBytes);
+      if (row_out && tr.out(m)) dst[m * T::P] = v;
     }
 }
 
@@ -424,7 +438,7 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W
   // Group k (warp 0's input) has landed; every warp has written the group it had.
   __pipeline_wait_prior(PF - 1);
   __syncthreads();
-  wp_load_group<W, M>(b, tr, k + PF);
+  wp_load_group<W, M, RING>(b, tr, k + PF);
   wp_store_group<W, M>(b, tr, k - W, b.ys + (k - W) * WP_G - DEPTH * R);
   // This warp's group: in through its levels and back into the ring.
   const unsigned group = tb_shared_addr(b.ring + ((k - warp) & (M - 1)) * (WP_G * WP_COLS) + lane * RX);
@@ -514,7 +528,7 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   }
 
   const WpTraffic<W> tr = wp_traffic<W>(nx, b.gx0, lo, c1);
-  for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M>(b, tr, q);
+  for (int q = 0; q < wp_prefetch(W); ++q) wp_load_group<W, M, RING>(b, tr, q);
   for (int k0 = 0; k0 < iterations; k0 += kWpPeriod) wp_period<W, TW, 0, RING>(b, tr, s, k0);
   // The block's next segment (tb_share) fills the ring again: every copy into it has landed and
   // every warp is done with it first.

@@ -52,3 +52,4 @@ run 3 2 "$root/configs/j2d25pt.yaml" double 271 67 9 rx=3 warps=2 tw=2 rows=2 fo
 run 2 3 "$root/configs/j2d25pt.yaml" float 233 53 11 rx=5 warps=3 tw=1 rows=1 split=0 fold=1
 run 3 2 "$root/tests/specs/good/folded2d.yaml" float 133 47 9 rx=2 warps=3 tw=2 rows=2 fold=1
 run 3 2 "$root/configs/j2d5pt.yaml" float 1201 41 5 rx=17 warps=2 tw=1 rows=2
+run 2 3 "$root/configs/j2d5pt.yaml" double 211 71 7 rx=3 warps=2 tw=1 rows=3
