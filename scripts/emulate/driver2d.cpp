@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
             tb_warp = ws[t / 32].get();
             tb_block_smem = sm.data();
             tb_block_smem_bytes = sm.size();
+            tb_input_begin = reinterpret_cast<std::uintptr_t>(a.data());
+            tb_input_end = reinterpret_cast<std::uintptr_t>(a.data() + a.size());
             kernel(a.data(), b.data(), nx, ny, 1, nullptr);
           });
         for (auto& t : th) t.join();

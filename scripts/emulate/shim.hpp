@@ -6,6 +6,7 @@
 #include <barrier>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -53,7 +54,16 @@ template <class T> T __shfl_down_sync(unsigned, T v, int d) { return tb_shfl_fro
 struct TbCopy { void* dst; const void* src; size_t bytes, zfill; };
 thread_local std::vector<TbCopy> tb_open_group;
 thread_local std::vector<std::vector<TbCopy>> tb_groups;
+// The kernel's input array, where the driver sets it (the wpipe drivers): every copy's source
+// must lie inside it, a zero-filling copy's too, as the templates give those a valid address.
+thread_local std::uintptr_t tb_input_begin, tb_input_end;
 inline void __pipeline_memcpy_async(void* dst, const void* src, size_t bytes, size_t zfill = 0) {
+  const auto s = reinterpret_cast<std::uintptr_t>(src);
+  if (tb_input_end && (s < tb_input_begin || s + bytes > tb_input_end)) {
+    std::fprintf(stderr, "emulator: cp.async from byte %lld of the input array, outside its %llu\n",
+                 (long long)(s - tb_input_begin), (unsigned long long)(tb_input_end - tb_input_begin));
+    std::abort();
+  }
   tb_open_group.push_back({dst, src, bytes, zfill});
 }
 inline void __pipeline_commit() { tb_groups.push_back(std::move(tb_open_group)); tb_open_group.clear(); }

@@ -24,11 +24,14 @@
 # rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/folded2d.yaml,
 # whose row above is twice its own row minus its row below: both folded rows take it with a
 # multiply-add) with 2 rows per iteration, whose second output row sums its own row after the
-# barrier. Where the block's threads do not divide a group of rows (rx 5 with 3 warps) or some
-# hold no cell of it (rx 2 with 4 warps), the ring's traffic skips the cells they lack
-# (WpTraffic::mine): copied anyway, they run past the ring, which the emulator traps. In the rx 17
-# case the one-warp step kernel's thread holds 34 cells of a group, more than a word's bits: its
-# column tests are worked out per cell (WpTraffic::kMasks).
+# barrier. A group's rows go to the block's threads in equal shares (WpTraffic): where a row's
+# threads do not divide its cells (rx 5 with 3 warps), where some hold no cell of it (rx 2 with 4
+# warps) and where the rows do not divide the threads (3 rows, 2 warps, and the step kernel's
+# one), the ring's traffic skips the cells they lack (WpTraffic::mine): copied anyway, they run
+# past the ring, which the emulator traps, as it traps a copy from outside the input array (a
+# row past the last one not clamped). In the rx 17 case the one-warp step kernel's thread holds
+# 34 cells of a group, more than a word's bits: its column tests are worked out per cell
+# (WpTraffic::kMasks).
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
