@@ -382,9 +382,10 @@ __device__ __forceinline__ WpTraffic<W> wp_traffic(int nx, int gx0, int lo, int 
 // The block's cp.async copies of the input rows of group q into the ring, one commit group.
 // A fixed number of copies per thread, so the loop unrolls; a copy outside the domain reads
 // nothing and zero-fills. Rows past the domain's last (the pipeline's last groups) are
-// zero-filled at the last row's addresses. tb_full's tiles (RING none) lie inside the domain's
-// columns (wp_tile_c0), so their copies take the row's address and a constant offset; the
-// others' cells outside it read from `in` instead.
+// zero-filled at the last row's addresses. tb_full's tiles (RING none) lie at least R columns
+// inside the domain on either side (wp_tile_c0, with an interior at least one tile wide and
+// valid columns at least the overlap: the host's checks), so their copies take the row's address
+// and a constant offset; the others' cells outside it read from `in` instead.
 template <int W, int M, int RING>
 __device__ __forceinline__ void wp_load_group(const WpBlock& b, const WpTraffic<W>& tr, int q) {
   using T = WpTraffic<W>;
