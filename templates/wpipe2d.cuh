@@ -216,30 +216,26 @@ __device__ __forceinline__ constexpr int wp_early_split(int g) {
   return TB_WP_LATE && 1 - TB_RADIUS < TB_RADIUS - g ? 1 - TB_RADIUS : TB_RADIUS - g;
 }
 
-// Before the barrier: the terms of each level's next G outputs that read rows it already holds.
+// Before the barrier: the terms of level j's next G outputs (iteration PH's) that read rows it
+// already holds.
 template <int TW, int PH>
-__device__ __forceinline__ void wp_heads(WpLevels<TW>& s) {
+__device__ __forceinline__ void wp_head(WpLevels<TW>& s, int j) {
+  WpHalo<WP_WIN> halo;
 #pragma unroll
-  for (int j = 0; j < TW; ++j) {
-    WpHalo<WP_WIN> halo;
+  for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-    for (int g = 0; g < WP_G; ++g)
-#pragma unroll
-      for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, wp_early_split(g));
-  }
+    for (int i = 0; i < TB_RX; ++i)
+      s.acc[j][g][i] = TbStencil::head(WpWindow{s.win[j], halo, wp_out_slot(PH, g), i}, wp_early_split(g));
 }
 
-// wp_heads for a separable stencil: the sums down y of the row sums held.
+// wp_head for a separable stencil: the sums down y of the row sums held.
 template <class Rows, int TW, int PH>
-__device__ __forceinline__ void wp_sep_heads(WpLevels<TW>& s) {
+__device__ __forceinline__ void wp_sep_head(WpLevels<TW>& s, int j) {
 #pragma unroll
-  for (int j = 0; j < TW; ++j)
+  for (int g = 0; g < WP_G; ++g)
 #pragma unroll
-    for (int g = 0; g < WP_G; ++g)
-#pragma unroll
-      for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][g][i] = Rows::head(WpColumn{s.win[j], wp_out_slot(PH, g), i}, wp_early_split(g));
+    for (int i = 0; i < TB_RX; ++i)
+      s.acc[j][g][i] = Rows::head(WpColumn{s.win[j], wp_out_slot(PH, g), i}, wp_early_split(g));
 }
 
 // wp_tail for a separable stencil, away from the boundary ring: the new rows' sums across go
@@ -260,19 +256,17 @@ __device__ __forceinline__ void wp_sep_tail(WpLevels<TW>& s, int j, real (&x)[WP
     }
 }
 
-// wp_heads for a y-symmetric stencil: output g's folded rows d < R - g read rows the level
+// wp_head for a y-symmetric stencil: output g's folded rows d < R - g read rows the level
 // already holds (`late` does not apply: every folded row but the newest reads the oldest rows
 // with newer ones). The sums start at zero, as TbStencil::head's do.
 template <class Fold, int TW, int PH>
-__device__ __forceinline__ void wp_fold_heads(WpLevels<TW>& s) {
+__device__ __forceinline__ void wp_fold_head(WpLevels<TW>& s, int j) {
 #pragma unroll
-  for (int j = 0; j < TW; ++j)
+  for (int g = 0; g < WP_G; ++g) {
 #pragma unroll
-    for (int g = 0; g < WP_G; ++g) {
-#pragma unroll
-      for (int i = 0; i < TB_RX; ++i) s.acc[j][g][i] = real(0);
-      wp_fold_sum<Fold>(s.win[j], wp_out_slot(PH, g), 0, TB_RADIUS - g, s.acc[j][g]);
-    }
+    for (int i = 0; i < TB_RX; ++i) s.acc[j][g][i] = real(0);
+    wp_fold_sum<Fold>(s.win[j], wp_out_slot(PH, g), 0, TB_RADIUS - g, s.acc[j][g]);
+  }
 }
 
 // wp_tail for a y-symmetric stencil: the folded rows that pair a new row, the constant
@@ -430,12 +424,19 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W
   // A separable stencil's sums (TB_WP_SEP) in the loop without the ring's tests.
   constexpr bool SEP = TB_WP_SEP && RING == kWpRingNone;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  if constexpr (SEP)
-    wp_sep_heads<TbRows, TW, PH>(s);
-  else if constexpr (TB_WP_FOLD)
-    wp_fold_heads<TbFold, TW, PH>(s);
-  else
-    wp_heads<TW, PH>(s);
+  // The heads of this iteration here, before the barrier, or (TB_WP_EAGER) each level's at the
+  // end of the iteration before, as soon as its rows are in the window (below).
+  if constexpr (!TB_WP_EAGER) {
+#pragma unroll
+    for (int j = 0; j < TW; ++j) {
+      if constexpr (SEP)
+        wp_sep_head<TbRows, TW, PH>(s, j);
+      else if constexpr (TB_WP_FOLD)
+        wp_fold_head<TbFold, TW, PH>(s, j);
+      else
+        wp_head<TW, PH>(s, j);
+    }
+  }
   // Group k (warp 0's input) has landed; every warp has written the group it had.
   __pipeline_wait_prior(PF - 1);
   __syncthreads();
@@ -448,14 +449,21 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W
   for (int g = 0; g < WP_G; ++g) tb_shared_load_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);
   // Level j of this warp is level warp*TW + j + 1 of the pass, R rows behind the one below.
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
+  // TB_WP_EAGER: each level's heads of the next iteration right after its tail, where they can
+  // fill the latency of the levels' chain (the host's wpipe_eager_heads says where).
+  constexpr int NEXT = (PH + 1) % kWpPeriod, EAGER = TB_WP_EAGER;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
-    if constexpr (SEP)
+    if constexpr (SEP) {
       wp_sep_tail<TbRows, TW, PH>(s, j, x);
-    else if constexpr (TB_WP_FOLD)
+      if constexpr (EAGER) wp_sep_head<TbRows, TW, NEXT>(s, j);
+    } else if constexpr (TB_WP_FOLD) {
       wp_fold_tail<TbFold, DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
-    else
+      if constexpr (EAGER) wp_fold_head<TbFold, TW, NEXT>(s, j);
+    } else {
       wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
+      if constexpr (EAGER) wp_head<TW, NEXT>(s, j);
+    }
   }
 #pragma unroll
   for (int g = 0; g < WP_G; ++g) tb_shared_store_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);
@@ -514,7 +522,8 @@ __device__ __forceinline__ void wp_pass(const real* __restrict__ in, real* __res
   const int iterations = (needed + kWpPeriod - 1) / kWpPeriod * kWpPeriod;
 
   // The registers start at zero: the first rows of each level read slots before they are
-  // written (their outputs are discarded), and an uninitialised read would be undefined.
+  // written (their outputs are discarded), and an uninitialised read would be undefined. With
+  // TB_WP_EAGER the sums' zero is also the first iteration's heads, those of a window of zeros.
   WpLevels<TW> s;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {

@@ -194,35 +194,29 @@ __device__ __forceinline__ void w3_fold_sum(const real (&win)[W3_WIN][W3_IN][TB_
 // into slot PH and completes the output R planes behind.
 __device__ __forceinline__ constexpr int w3_out_slot(int ph) { return wp_mod(ph - TB_RADIUS, W3_WIN); }
 
-// Before the barrier: the terms of each level's next output plane that read planes it holds,
-// dz < R, or with TB_WP_LATE (the `late` parameter) those of the oldest plane alone, the rest
-// after the barrier beside the chain of tails (wpipe2d.cuh's wp_early_split says why).
+// Before the barrier: the terms of level j's next output plane (iteration PH's) that read planes
+// it holds, dz < R, or with TB_WP_LATE (the `late` parameter) those of the oldest plane alone,
+// the rest after the barrier beside the chain of tails (wpipe2d.cuh's wp_early_split says why).
 #define W3_EARLY_SPLIT (TB_WP_LATE ? 1 - TB_RADIUS : TB_RADIUS)
 template <int TW, int PH>
-__device__ __forceinline__ void w3_heads(W3Levels<TW>& s) {
+__device__ __forceinline__ void w3_head(W3Levels<TW>& s, int j) {
+  WpHalo<W3_WIN * W3_IN> halo;
 #pragma unroll
-  for (int j = 0; j < TW; ++j) {
-    WpHalo<W3_WIN * W3_IN> halo;
+  for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
-    for (int c = 0; c < TB_CY; ++c)
-#pragma unroll
-      for (int i = 0; i < TB_RX; ++i)
-        s.acc[j][c][i] = TbStencil::head(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, W3_EARLY_SPLIT);
-  }
+    for (int i = 0; i < TB_RX; ++i)
+      s.acc[j][c][i] = TbStencil::head(W3Window{s.win[j], halo, w3_out_slot(PH), c, i}, W3_EARLY_SPLIT);
 }
 
-// w3_heads for a stencil symmetric in z: the folded planes d < R read planes the level holds
+// w3_head for a stencil symmetric in z: the folded planes d < R read planes the level holds
 // (`late` does not apply). The sums start at zero, as TbStencil::head's do.
 template <class Fold, int TW, int PH>
-__device__ __forceinline__ void w3_fold_heads(W3Levels<TW>& s) {
+__device__ __forceinline__ void w3_fold_head(W3Levels<TW>& s, int j) {
 #pragma unroll
-  for (int j = 0; j < TW; ++j) {
+  for (int c = 0; c < TB_CY; ++c)
 #pragma unroll
-    for (int c = 0; c < TB_CY; ++c)
-#pragma unroll
-      for (int i = 0; i < TB_RX; ++i) s.acc[j][c][i] = real(0);
-    w3_fold_sum<Fold>(s.win[j], w3_out_slot(PH), 0, TB_RADIUS, s.acc[j]);
-  }
+    for (int i = 0; i < TB_RX; ++i) s.acc[j][c][i] = real(0);
+  w3_fold_sum<Fold>(s.win[j], w3_out_slot(PH), 0, TB_RADIUS, s.acc[j]);
 }
 
 // w3_level's sums for a stencil symmetric in z: folded plane R, which pairs the new plane, then
@@ -391,10 +385,17 @@ template <int W, int TW, int PH, bool RING, bool PLANES>
 __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, int k0, int slot0) {
   constexpr int R = TB_RADIUS, RX = TB_RX, CY = TB_CY, DEPTH = W * TW, N = w3_ring_planes(W);
   const int k = k0 + PH;
-  if constexpr (TB_WP_FOLD)
-    w3_fold_heads<TbFold, TW, PH>(s);
-  else
-    w3_heads<TW, PH>(s);
+  // The heads of this iteration here, before the barrier, or (TB_WP_EAGER) each level's at the
+  // end of the iteration before, as soon as its plane is in the window (below).
+  if constexpr (!TB_WP_EAGER) {
+#pragma unroll
+    for (int j = 0; j < TW; ++j) {
+      if constexpr (TB_WP_FOLD)
+        w3_fold_head<TbFold, TW, PH>(s, j);
+      else
+        w3_head<TW, PH>(s, j);
+    }
+  }
   // Plane k (stage 0's input) has landed; every stage has written the plane it had.
   __pipeline_wait_prior(TB_PF_MIN - 1);
   __syncthreads();
@@ -407,9 +408,18 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   for (int r = 0; r < W3_IN; ++r) tb_shared_load_strip<true>(plane + r * W3_COLS * kTbCellBytes, x[r]);
   // Level j of this stage is level stage*TW + j + 1 of the pass, R planes behind the one below.
   const int o = b.zs + (k - b.stage) - (b.stage * TW + 1) * R;
+  // TB_WP_EAGER: each level's head of the next iteration right after its tail, so that it can
+  // fill the latency of the level's chain up to the next barrier, the exchange's or the next
+  // iteration's (at the iteration's top, the heads of the levels after the first waited for
+  // the exchanges: a named barrier is a fence to the scheduler).
+  constexpr int NEXT = (PH + 1) % W3_WIN;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
     w3_level<TW, PH, RING, PLANES>(b, s, j, x, v, o - j * R);
+    if constexpr (TB_WP_EAGER && TB_WP_FOLD)
+      w3_fold_head<TbFold, TW, NEXT>(s, j);
+    else if constexpr (TB_WP_EAGER)
+      w3_head<TW, NEXT>(s, j);
     if (j + 1 < TW) w3_exchange<TW>(b, j, v, x);
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
@@ -510,7 +520,8 @@ __device__ __forceinline__ void w3_pass(const real* __restrict__ in, real* __res
   const int iterations = (needed + W3_WIN - 1) / W3_WIN * W3_WIN;
 
   // The registers start at zero: the first planes of each level read slots before they are
-  // written (their outputs are discarded), and an uninitialised read would be undefined.
+  // written (their outputs are discarded), and an uninitialised read would be undefined. With
+  // TB_WP_EAGER the sums' zero is also the first iteration's heads, those of a window of zeros.
   W3Levels<TW> s;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {

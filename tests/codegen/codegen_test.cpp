@@ -212,6 +212,33 @@ TEST(Codegen, Wpipe2dEdgeTestsColumnsApartForSmallStencils) {
   EXPECT_NE(defines("0.04*(" + box + ")").find("#define TB_WP_EDGE_BY_ROWS 0\n"), std::string::npos);
 }
 
+// Heads after the tail (TB_WP_EAGER) where a head shuffles and a 2D iteration takes one row:
+// j2d5pt's late head (the oldest row's centre) shuffles nothing, its late 0 head (its own row's
+// neighbours) does; j2d9pt's late head (a row of three) does; wpipe3d alike along z; a
+// stencil that is not affine has no head.
+TEST(Codegen, WpipeHeadsAfterTheTailWhereTheyShuffle) {
+  const Problem star = make_problem(load_spec(test::source_dir() + "/configs/j2d5pt.yaml"));
+  const Problem box = make_problem(load_spec(test::source_dir() + "/configs/j2d9pt.yaml"));
+  const Problem star3 = make_problem(load_spec(test::source_dir() + "/configs/j3d7pt.yaml"));
+  const Problem nonlinear = make_problem(load_spec(test::source_dir() + "/tests/specs/good/nonlinear.yaml"));
+  EXPECT_FALSE(wpipe_eager_heads(star, {{"late", 1}, {"rows", 1}}));
+  EXPECT_TRUE(wpipe_eager_heads(star, {{"late", 0}, {"rows", 1}}));
+  EXPECT_FALSE(wpipe_eager_heads(star, {{"late", 0}, {"rows", 2}}));
+  EXPECT_TRUE(wpipe_eager_heads(box, {{"late", 1}, {"rows", 1}}));
+  EXPECT_FALSE(wpipe_eager_heads(box, {{"late", 1}, {"rows", 2}}));
+  EXPECT_FALSE(wpipe_eager_heads(star3, {{"late", 1}}));
+  EXPECT_TRUE(wpipe_eager_heads(star3, {{"late", 0}}));
+  EXPECT_FALSE(wpipe_eager_heads(nonlinear, {{"late", 0}, {"rows", 1}}));
+  // The generated source carries the choice.
+  const Strategy* w = find_strategy("wpipe2d");
+  const auto eager = [&](const Problem& p, const Params& given) {
+    const std::string src = w->source(p, w->complete(p, given));
+    return src.find("#define TB_WP_EAGER 1\n") != std::string::npos;
+  };
+  EXPECT_TRUE(eager(box, {{"late", 1}, {"rows", 1}}));
+  EXPECT_FALSE(eager(star, {{"late", 1}, {"rows", 1}}));
+}
+
 // The time of the slowest block sharing padded pieces: its share and one pad, at its speed.
 TEST(Codegen, ShareTimeIsAShareAndAPad) {
   EXPECT_DOUBLE_EQ(share_time(110, 1, 10, 1.0), 120.0);

@@ -17,7 +17,10 @@
 # case a tb_edge block runs a tile's rows and then two bands: without a barrier between its
 # segments, its warps refill the ring while others still read it (the case fails). Two cases run split 0:
 # one kernel, every block with the ring's tests. The held rows' terms are summed late (after
-# the barrier but the oldest row's) except in one case (late=0: all before it). The two sep
+# the barrier but the oldest row's) except in one case (late=0: all before it). Where a head
+# shuffles and an iteration takes one row (the j2d9pt, general2d_r4, j2d49pt cases of one row and
+# the float fold case) each level's heads of the next iteration follow its tail (TB_WP_EAGER);
+# elsewhere they are summed at the iteration's top. The two sep
 # cases sum j2d49pt's separable rows across once each in tb_full's tiles (2 of 4 in each; its
 # other kernels sum the terms one by one), rows 1 and 2 per iteration, double and float. The two
 # fold cases sum j2d25pt's mirrored rows first in every kernel (the ring's too), split 1 with 2

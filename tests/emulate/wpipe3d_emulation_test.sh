@@ -10,7 +10,9 @@
 # and double. A pass is two kernels: tb_full for the tiles that reach no ring cell, tb_edge for
 # the frame of the others; the 150 x 90 case has 4 x 13 of the first and 38 of the second, the
 # 48 x 45 case none of the first. The held planes' terms are summed late (after the barrier
-# but the oldest plane's) except in the j3d27pt case (late=0: all before it). Strips of 2 cells
+# but the oldest plane's) except in the j3d27pt case (late=0: all before it). Where a head
+# shuffles (the late 0, fold and box cases) each level's head of the next iteration follows its
+# tail (TB_WP_EAGER); elsewhere it is summed at the iteration's top. Strips of 2 cells
 # (float j3d27pt, double poisson and the 66 x 41 j3d7pt case, with the exchange) move in pairs.
 # The last four sum the folded planes first (fold): poisson's mirrored planes with two levels
 # per stage and the exchange, double and float; j3d17pt's, whose corner planes weigh 0.50 and

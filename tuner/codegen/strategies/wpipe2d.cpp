@@ -307,7 +307,7 @@ class Wpipe2d final : public Strategy {
     Defines defines = {{"TB_RX", k.at("rx")},           {"TB_WARPS", k.at("warps")},  {"TB_TW", k.at("tw")},
                        {"TB_ROWS", k.at("rows")},       {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
                        {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},    {"TB_WP_SEP", sep_of(k)}, {"TB_WP_FOLD", fold_of(k)},
-                       {"TB_WP_POINTS", long(p.stencil.points.size())},
+                       {"TB_WP_POINTS", long(p.stencil.points.size())},  {"TB_WP_EAGER", wpipe_eager_heads(p, k)},
                        {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}};
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));

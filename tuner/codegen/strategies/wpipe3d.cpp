@@ -284,7 +284,8 @@ class Wpipe3d final : public Strategy {
   std::string source(const Problem& p, const Params& k) const override {
     Defines defines = {{"TB_RX", k.at("rx")},       {"TB_CY", k.at("cy")},       {"TB_WY", k.at("wy")},
                        {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},       {"TB_PF_MIN", kPrefetch},
-                       {"TB_BPS", k.at("bps")},     {"TB_WP_LATE", late_of(k)},  {"TB_WP_FOLD", fold_of(k)}};
+                       {"TB_BPS", k.at("bps")},     {"TB_WP_LATE", late_of(k)},  {"TB_WP_FOLD", fold_of(k)},
+                       {"TB_WP_EAGER", wpipe_eager_heads(p, k)}};
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
       defines.emplace_back("TB_REST_TW", rest->at("tw"));

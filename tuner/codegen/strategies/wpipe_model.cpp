@@ -97,6 +97,16 @@ std::optional<Params> wpipe_primary_of(const Problem& p, const DeviceProfile& d,
   return primary;
 }
 
+bool wpipe_eager_heads(const Problem& p, const Params& k) {
+  if (!p.stencil.linear || (k.count("rows") && k.at("rows") > 1)) return false;
+  // The head sums the terms whose offset along the streamed axis is below the split (the
+  // templates' wp_early_split and W3_EARLY_SPLIT, for the first output row; fold: late 0).
+  const int r = p.stencil.radius, axis = p.dims() - 1, split = late_of(k) ? 1 - r : r;
+  for (const Offset& o : p.stencil.points)
+    if (o[std::size_t(axis)] < split && o[0] != 0) return true;
+  return false;
+}
+
 bool wpipe_variant_may_fit(const Params& variant) { return !variant.count("late") || variant.at("late") == 0; }
 
 }  // namespace tbtune

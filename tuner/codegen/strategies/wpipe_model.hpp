@@ -100,6 +100,19 @@ namespace tbtune {
 /// The values of `late` in the space: 1 and 0, or 0 alone for a stencil that is not affine.
 [[nodiscard]] std::vector<int> wpipe_late_values(const Problem& p);
 
+/// Where the templates sum a level's heads of the next iteration (TB_WP_EAGER): right after the
+/// level's tail (true), or at the next iteration's top, before its barrier (false). A rule
+/// fitted to the shapes measured both ways (H200, docs/bench-2d.md and docs/bench-3d.md,
+/// "Heads after the tail"), not derived: right after the tail where a head shuffles, i.e.
+/// reads cells beyond the lane's strip in the rows (planes) it sums, whose shuffles then fill
+/// the latency of the levels' chain, and a 2D iteration takes one row. So j2d9pt's late head
+/// (the oldest row's three terms) gained 8%, j2d25pt's folded rows' 0.6%, wpipe3d's late 0 and
+/// fold heads of j3d7pt, j3d13pt, poisson and j3d27pt 1-2% (j3d17pt's lost 0.9%); j2d5pt's
+/// shapes of 2 rows lost 14-16% late 0 and late 1 (its edge kernel spilled 468 bytes instead
+/// of 84), float 1.6%, and j2d49pt's (2 rows, sep) gained 2.3%, which the rule gives up. A
+/// stencil that is not affine has no head (it is evaluated after the barrier).
+[[nodiscard]] bool wpipe_eager_heads(const Problem& p, const Params& k);
+
 /// The share of the register cap up to which late 1 is the primary. Run 53's shapes (H100,
 /// double) by estimate over cap: late 1 gained at 0.74-0.89 (j3d27pt 0.74 +3.9%; j2ds9pt 0.78,
 /// j2d9pt 0.82 and 0.89, j2d49pt 0.82: +1-4%), was even at 0.87-0.93 (j3d7pt, poisson,
