@@ -269,6 +269,18 @@ __device__ __forceinline__ void wp_fold_head(WpLevels<TW>& s, int j) {
   }
 }
 
+// Level j's heads of iteration PH, the stencil's way: a separable one's sums of row sums (SEP:
+// tb_full's loop), a y-symmetric one's folded rows, or its terms.
+template <bool SEP, int TW, int PH>
+__device__ __forceinline__ void wp_level_head(WpLevels<TW>& s, int j) {
+  if constexpr (SEP)
+    wp_sep_head<TbRows, TW, PH>(s, j);
+  else if constexpr (TB_WP_FOLD)
+    wp_fold_head<TbFold, TW, PH>(s, j);
+  else
+    wp_head<TW, PH>(s, j);
+}
+
 // wp_tail for a y-symmetric stencil: the folded rows that pair a new row, the constant
 // (Fold::tail past the last row), then the ring as wp_tail.
 template <class Fold, int DEPTH, int TW, int PH, int RING>
@@ -428,14 +440,7 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W
   // end of the iteration before, as soon as its rows are in the window (below).
   if constexpr (!TB_WP_EAGER) {
 #pragma unroll
-    for (int j = 0; j < TW; ++j) {
-      if constexpr (SEP)
-        wp_sep_head<TbRows, TW, PH>(s, j);
-      else if constexpr (TB_WP_FOLD)
-        wp_fold_head<TbFold, TW, PH>(s, j);
-      else
-        wp_head<TW, PH>(s, j);
-    }
+    for (int j = 0; j < TW; ++j) wp_level_head<SEP, TW, PH>(s, j);
   }
   // Group k (warp 0's input) has landed; every warp has written the group it had.
   __pipeline_wait_prior(PF - 1);
@@ -451,19 +456,16 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W
   const int o = b.ys + (k - warp) * WP_G - (warp * TW + 1) * R;
   // TB_WP_EAGER: each level's heads of the next iteration right after its tail, where they can
   // fill the latency of the levels' chain (the host's wpipe_eager_heads says where).
-  constexpr int NEXT = (PH + 1) % kWpPeriod, EAGER = TB_WP_EAGER;
+  constexpr int NEXT = (PH + 1) % kWpPeriod;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
-    if constexpr (SEP) {
+    if constexpr (SEP)
       wp_sep_tail<TbRows, TW, PH>(s, j, x);
-      if constexpr (EAGER) wp_sep_head<TbRows, TW, NEXT>(s, j);
-    } else if constexpr (TB_WP_FOLD) {
+    else if constexpr (TB_WP_FOLD)
       wp_fold_tail<TbFold, DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
-      if constexpr (EAGER) wp_fold_head<TbFold, TW, NEXT>(s, j);
-    } else {
+    else
       wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
-      if constexpr (EAGER) wp_head<TW, NEXT>(s, j);
-    }
+    if constexpr (TB_WP_EAGER) wp_level_head<SEP, TW, NEXT>(s, j);
   }
 #pragma unroll
   for (int g = 0; g < WP_G; ++g) tb_shared_store_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);

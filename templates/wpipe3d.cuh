@@ -219,6 +219,16 @@ __device__ __forceinline__ void w3_fold_head(W3Levels<TW>& s, int j) {
   w3_fold_sum<Fold>(s.win[j], w3_out_slot(PH), 0, TB_RADIUS, s.acc[j]);
 }
 
+// Level j's heads of iteration PH, the stencil's way: a z-symmetric one's folded planes, or its
+// terms.
+template <int TW, int PH>
+__device__ __forceinline__ void w3_level_head(W3Levels<TW>& s, int j) {
+  if constexpr (TB_WP_FOLD)
+    w3_fold_head<TbFold, TW, PH>(s, j);
+  else
+    w3_head<TW, PH>(s, j);
+}
+
 // w3_level's sums for a stencil symmetric in z: folded plane R, which pairs the new plane, then
 // the constant (Fold::tail past the last plane).
 template <class Fold, int TW, int PH>
@@ -389,12 +399,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
   // end of the iteration before, as soon as its plane is in the window (below).
   if constexpr (!TB_WP_EAGER) {
 #pragma unroll
-    for (int j = 0; j < TW; ++j) {
-      if constexpr (TB_WP_FOLD)
-        w3_fold_head<TbFold, TW, PH>(s, j);
-      else
-        w3_head<TW, PH>(s, j);
-    }
+    for (int j = 0; j < TW; ++j) w3_level_head<TW, PH>(s, j);
   }
   // Plane k (stage 0's input) has landed; every stage has written the plane it had.
   __pipeline_wait_prior(TB_PF_MIN - 1);
@@ -416,10 +421,7 @@ __device__ __forceinline__ void w3_iteration(const W3Block& b, W3Levels<TW>& s, 
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
     w3_level<TW, PH, RING, PLANES>(b, s, j, x, v, o - j * R);
-    if constexpr (TB_WP_EAGER && TB_WP_FOLD)
-      w3_fold_head<TbFold, TW, NEXT>(s, j);
-    else if constexpr (TB_WP_EAGER)
-      w3_head<TW, NEXT>(s, j);
+    if constexpr (TB_WP_EAGER) w3_level_head<TW, NEXT>(s, j);
     if (j + 1 < TW) w3_exchange<TW>(b, j, v, x);
   }
   // The stage's warps read rows that their neighbours write back: with one level there was no
