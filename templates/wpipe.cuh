@@ -52,3 +52,12 @@ struct WpHalo {
     return cell[row][h];
   }
 };
+
+// The one-step kernel (the host's kCellStepKernel): one thread per interior cell (step.cuh,
+// assembled before this). It runs only the steps a run's passes leave over, so it is built
+// plain: the templates' one-warp pass, built for it before, was a third of a module's compile
+// (docs/tuning.md).
+extern "C" __global__ void __launch_bounds__(TB_STEP_BX * TB_STEP_BY * TB_STEP_BZ)
+tb_cell_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
+  tb_naive_step(in, out, nx, ny, nz);
+}

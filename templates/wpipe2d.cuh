@@ -638,9 +638,3 @@ WP_REST_NAME(const real* __restrict__ in, real* __restrict__ out, int nx, int ny
   wp_every_tile<TB_REST_WARPS, TB_REST_TW>(in, out, nx, ny);
 }
 #endif
-
-// One warp, one step, every tile with the ring's tests.
-extern "C" __global__ void __launch_bounds__(32)
-tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  wp_every_tile<1, 1>(in, out, nx, ny);
-}

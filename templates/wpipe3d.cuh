@@ -350,7 +350,8 @@ __device__ __forceinline__ bool w3_has_row(const W3Block& b, int n) {
 // outside the domain are zero-filled: a plane beyond it from plane nz - 1's addresses, cells
 // outside it in x or y (only in tiles that reach the ring: RING) from `in`'s. (The rows read
 // are a mask per plane: with the plane's test and the cell's as one condition, ptxas failed on
-// the step kernel, "register allocation failed with register count of 7", CUDA 13.0.)
+// the one-stage step kernel this template then built, "register allocation failed with
+// register count of 7", CUDA 13.0.)
 template <int W, bool RING>
 __device__ __forceinline__ void w3_load_plane(const W3Block& b, int slot, int z) {
   constexpr int WARPS = W * TB_WY;
@@ -619,8 +620,8 @@ tb_edge(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int
 
 #ifdef TB_REST_WARPS
 // The run's last steps, a pass of TB_REST_WARPS stages of TB_REST_TW < depth steps (the host's
-// rest_params): every tile (gridDim.x x gridDim.y) and z segment with the ring's tests, as
-// tb_step. Its name carries its depth (WP_REST_NAME).
+// rest_params): every tile (gridDim.x x gridDim.y) and z segment with the ring's tests. Its
+// name carries its depth (WP_REST_NAME).
 extern "C" __global__ void __launch_bounds__(TB_REST_WARPS * TB_WY * 32, TB_BPS)
 WP_REST_NAME(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
   int z0, z1;
@@ -628,11 +629,3 @@ WP_REST_NAME(const real* __restrict__ in, real* __restrict__ out, int nx, int ny
   w3_pass<TB_REST_WARPS, TB_REST_TW, true>(in, out, nx, ny, nz, blockIdx.x, blockIdx.y, z0, z1);
 }
 #endif
-
-// One stage of one level, every tile: a step.
-extern "C" __global__ void __launch_bounds__(TB_WY * 32)
-tb_step(const real* __restrict__ in, real* __restrict__ out, int nx, int ny, int nz, real* scratch) {
-  int z0, z1;
-  w3_segment(TB_RADIUS, nz - TB_RADIUS, blockIdx.z, gridDim.z, z0, z1);
-  w3_pass<1, 1, true>(in, out, nx, ny, nz, blockIdx.x, blockIdx.y, z0, z1);
-}

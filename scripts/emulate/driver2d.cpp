@@ -1,7 +1,7 @@
 // Host driver of scripts/emulate/run2d.sh: launches tb_full and tb_edge (a pass; with split 0
-// tb_full alone), the rest kernel or tb_step of an included wpipe2d kernel with given block
-// counts (the tiles' shares: tb_share) and compares with a CPU reference. Shared memory
-// starts as NaN: garbage that reaches an output fails.
+// tb_full alone) or the rest kernel of an included wpipe2d kernel with given block counts (the
+// tiles' shares: tb_share), the cell step kernel over the interior, and compares with a CPU
+// reference. Shared memory starts as NaN: garbage that reaches an output fails.
 #include <array>
 
 #include "shim.hpp"
@@ -53,19 +53,25 @@ int main(int argc, char** argv) {
   auto* const rest_kernel = WP_REST_NAME;
 #else
   const int rest_warps = 1, rest_depth = 0;
-  auto* const rest_kernel = tb_step;
+  auto* const rest_kernel = tb_full;  // never launched
 #endif
   for (int done = 0; done < steps;) {
     const bool full = steps - done >= D, rest = !full && rest_depth > 0 && steps - done >= rest_depth;
-    const int depth = full ? D : rest ? rest_depth : 1, warps = full ? TB_WARPS : rest ? rest_warps : 1;
+    const int depth = full ? D : rest ? rest_depth : 1, warps = full ? TB_WARPS : rest_warps;
     const long smem = long(wp_ring_groups(warps)) * TB_ROWS * cols * long(sizeof(real));  // as the template
+    if (!full && !rest) {
+      // One step, one thread per interior cell (the host's naive_step_launch).
+      const U3 grid{unsigned(nx - 2 * R + TB_STEP_BX - 1) / TB_STEP_BX, unsigned(ny - 2 * R + TB_STEP_BY - 1) / TB_STEP_BY, 1};
+      tb_run_plain(tb_cell_step, grid, U3{TB_STEP_BX, TB_STEP_BY, 1}, (const real*)a.data(), b.data(), nx, ny, 1,
+                   (real*)nullptr);
+    } else
 #if TB_WP_SPLIT
     if (full) {
       launch(tb_edge, {unsigned(edge_blocks), 1, 1}, warps, smem);
       if (tbtune::wpipe2d_tiles(nx, R, TB_RX, depth) > 2) launch(tb_full, {unsigned(blocks), 1, 1}, warps, smem);
     } else
 #endif
-    launch(full ? tb_full : rest ? rest_kernel : tb_step, {unsigned(blocks), 1, 1}, warps, smem);
+    launch(full ? tb_full : rest_kernel, {unsigned(blocks), 1, 1}, warps, smem);
     a.swap(b);
     b = a;
     done += depth;

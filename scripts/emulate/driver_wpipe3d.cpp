@@ -1,6 +1,7 @@
-// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_edge and tb_full (a pass), the
-// rest kernel or tb_step of an included kernel with the template's tile arithmetic, as the strategy does
-// (tuner/codegen/strategies/wpipe3d.cpp), and compares with the CPU reference (shim.hpp).
+// Host driver of scripts/emulate/run3d.sh for wpipe3d: launches tb_edge and tb_full (a pass) or
+// the rest kernel of an included kernel with the template's tile arithmetic, as the strategy does
+// (tuner/codegen/strategies/wpipe3d.cpp), the cell step kernel over the interior, and compares
+// with the CPU reference (shim.hpp).
 // Shared memory starts as NaN: garbage that reaches an output fails.
 #include <array>
 
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   auto* const rest_kernel = WP_REST_NAME;
 #else
   const int rest_stages = 1, rest_tw = 1, rest_depth = 0;
-  auto* const rest_kernel = tb_step;
+  auto* const rest_kernel = tb_full;  // never launched
 #endif
   for (int done = 0; done < steps;) {
     const bool full = steps - done >= D, rest = !full && rest_depth > 0 && steps - done >= rest_depth;
@@ -75,14 +76,19 @@ int main(int argc, char** argv) {
 #ifdef TB_REST_WARPS
     else if (rest) w3_axes<TB_REST_DEPTH>(nx, ny, x, y);
 #endif
-    else w3_axes<1>(nx, ny, x, y);
     if (full) {
       const unsigned plain_x = unsigned(x.hi - x.lo + 1), plain_y = unsigned(y.hi - y.lo + 1);
       const unsigned frame = unsigned(x.tiles * y.tiles) - plain_x * plain_y;
       if (frame > 0) launch(tb_edge, {frame, 1, segs}, stages, smem);
       launch(tb_full, {plain_x, plain_y, segs}, stages, smem);
+    } else if (rest) {
+      launch(rest_kernel, {unsigned(x.tiles), unsigned(y.tiles), segs}, stages, smem);
     } else {
-      launch(rest ? rest_kernel : tb_step, {unsigned(x.tiles), unsigned(y.tiles), segs}, stages, smem);
+      // One step, one thread per interior cell (the host's naive_step_launch).
+      const U3 grid{unsigned(nx - 2 * R + TB_STEP_BX - 1) / TB_STEP_BX, unsigned(ny - 2 * R + TB_STEP_BY - 1) / TB_STEP_BY,
+                    unsigned(nz - 2 * R + TB_STEP_BZ - 1) / TB_STEP_BZ};
+      tb_run_plain(tb_cell_step, grid, U3{TB_STEP_BX, TB_STEP_BY, TB_STEP_BZ}, (const real*)a.data(), b.data(), nx, ny,
+                   nz, (real*)nullptr);
     }
     a.swap(b);
     b = a;

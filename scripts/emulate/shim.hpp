@@ -77,6 +77,24 @@ inline void __pipeline_wait_prior(size_t n) {
   }
 }
 template <class T> T __ldg(const T* p) { return *p; }
+
+// A kernel without barriers, shuffles or shared memory (the cell step kernel, templates/step.cuh)
+// over a grid of blocks: its threads one after another on the calling thread.
+template <class Kernel, class... Args>
+void tb_run_plain(Kernel kernel, U3 grid, U3 block, Args... args) {
+  gridDim = grid;
+  blockDim = block;
+  for (unsigned bz = 0; bz < grid.z; ++bz)
+    for (unsigned by = 0; by < grid.y; ++by)
+      for (unsigned bx = 0; bx < grid.x; ++bx)
+        for (unsigned tz = 0; tz < block.z; ++tz)
+          for (unsigned ty = 0; ty < block.y; ++ty)
+            for (unsigned tx = 0; tx < block.x; ++tx) {
+              blockIdx = {bx, by, bz};
+              threadIdx = {tx, ty, tz};
+              kernel(args...);
+            }
+}
 template <class T> T __ldcg(const T* p) { return *p; }
 template <class T> void __stcg(T* p, T v) { *p = v; }
 namespace cooperative_groups {

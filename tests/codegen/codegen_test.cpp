@@ -336,7 +336,6 @@ TEST(Codegen, Wpipe2dFoldForSymmetricStencilsOnly) {
   const std::string src = w->source(box, folded);
   EXPECT_NE(src.find("#define TB_WP_FOLD 1"), std::string::npos);
   EXPECT_NE(src.find("struct TbFold {"), std::string::npos);
-  EXPECT_EQ(w->step_params(folded).at("fold"), 1);
   const Problem odd = test::small_problem(test::source_dir() + "/configs/j2d25pt.yaml", DType::Double, {1037, 389, 1}, 11);
   EXPECT_EQ(w->rest_params(odd, w->complete(odd, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"fold", 1}}))->at("fold"), 1);
   with["late"] = 1;
@@ -387,7 +386,6 @@ TEST(Codegen, Wpipe2dSepForSeparableStencilsOnly) {
   const Launch without = w->launch(blur, w->complete(blur, plain_split), true, ctx);
   EXPECT_GT(with_sep.edge_grid[0], without.edge_grid[0]);
   EXPECT_EQ(with_sep.grid[0] + with_sep.edge_grid[0], 132u);
-  EXPECT_EQ(w->step_params(w->complete(blur, with)).at("sep"), 0);
   with["split"] = 0;
   EXPECT_THROW(w->complete(blur, with), UsageError);
 
@@ -453,7 +451,6 @@ TEST(Codegen, Wpipe3dFoldForZSymmetricStencils) {
   EXPECT_THROW(w->complete(poisson, with), UsageError);
   const Problem odd = test::small_problem(test::source_dir() + "/configs/poisson.yaml", DType::Float, {97, 71, 45}, 11);
   EXPECT_EQ(w->rest_params(odd, w->complete(odd, {{"warps", 2}, {"tw", 2}, {"fold", 1}}))->at("fold"), 1);
-  EXPECT_EQ(w->step_params(w->complete(odd, {{"fold", 1}})).at("fold"), 1);
   const Problem star = make_problem(load_spec(test::source_dir() + "/configs/j3d7pt.yaml"));
   EXPECT_THROW(w->complete(star, {{"fold", 1}}), UsageError);
   // j3d17pt's corner planes weigh 0.50 before and 0.52 after: folded with a multiply-add.
@@ -486,6 +483,37 @@ TEST(Codegen, Wpipe3dRestPassIsOneGridOfEveryTile) {
   EXPECT_GT(long(pass.grid[0]) * pass.grid[1], long(full.grid[0]) * full.grid[1]);  // the frame too
   p.steps = 96;  // a multiple of 6: no rest
   EXPECT_FALSE(w->rest_params(p, k).has_value());
+}
+
+// wpipe2d's and wpipe3d's step kernel is the cell kernel of templates/step.cuh, under its own
+// name, launched and modelled as the naive kernel: their loops are not built again for one
+// step, and a CUBIN with the earlier one-warp step kernel (named tb_step) is never launched
+// with the cell kernel's geometry.
+TEST(Codegen, WpipeStepKernelIsTheCellKernel) {
+  const Problem flat = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Double, {1037, 389, 1}, 11);
+  const Problem deep = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double, {200, 90, 40}, 7);
+  const Strategy* naive = find_strategy("naive");
+  const DeviceProfile d = *builtin_profile("h100");
+  const LaunchContext ctx{132, 1};
+  for (const Problem* p : {&flat, &deep}) {
+    const Strategy* w = find_strategy(p->dims() == 2 ? "wpipe2d" : "wpipe3d");
+    SCOPED_TRACE(w->name());
+    const Params k = w->complete(*p, {});
+    EXPECT_STREQ(w->step_kernel(), kCellStepKernel);
+    const std::string src = w->source(*p, k);
+    EXPECT_NE(src.find(std::string("tb_cell_step(")), std::string::npos);
+    EXPECT_EQ(src.find("tb_step("), std::string::npos);
+    const Launch step = w->launch(*p, k, false, ctx), cells = naive->launch(*p, {}, true, ctx);
+    EXPECT_EQ(step.grid, cells.grid);
+    EXPECT_EQ(step.block, cells.block);
+    EXPECT_EQ(step.dynamic_smem, 0u);
+    const ModelTerms t = w->step_terms(*p, k, d), n = naive->model_terms(*p, {}, d);
+    EXPECT_EQ(t.depth, 1);
+    EXPECT_EQ(t.a_gm, n.a_gm);
+    EXPECT_EQ(t.threads, n.threads);
+  }
+  EXPECT_STREQ(naive->step_kernel(), kStepKernel);
+  EXPECT_STREQ(find_strategy("cmq2d")->step_kernel(), kStepKernel);
 }
 
 TEST(Codegen, SourceDefinesBothKernelsAndDtype) {
@@ -568,7 +596,7 @@ TEST(Nvrtc, EveryConfigCompilesForEveryStrategy) {
           const CompiledModule m = compile_cuda(src, arch);
           EXPECT_FALSE(m.cubin.empty());
           ASSERT_TRUE(m.kernels.count(kFullKernel));
-          ASSERT_TRUE(m.kernels.count(kStepKernel));
+          ASSERT_TRUE(m.kernels.count(s->step_kernel()));
           EXPECT_GT(m.kernels.at(kFullKernel).registers, 0);
           EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
           ++compiled;
@@ -646,12 +674,12 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
       ++compiled;
     }
     // A y-symmetric stencil (j2d25pt, j2d49pt) also with its mirrored rows summed first (fold),
-    // in tb_full, tb_edge, the rest pass and the one-step kernel.
+    // in tb_full, tb_edge and the rest pass; the one-step kernel beside them.
     if (fold_rows(p.stencil)) {
       const CompiledModule m =
           compile_cuda(s->source(p, s->complete(p, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}, {"fold", 1}})), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(rest_kernel_name(3)) &&
-                  m.kernels.count(kStepKernel))
+                  m.kernels.count(kCellStepKernel))
           << m.log;
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;
@@ -668,11 +696,11 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
   EXPECT_EQ(compiled, 15);
 }
 
-// A group of rows wider than 32 cells per thread in the one-warp step kernel (rows x rx = 40)
-// and in a one-warp full pass (rows x rx = 64): the ring's traffic then tests each cell's
-// column as it goes instead of holding the tests as bits of one word (templates/wpipe2d.cuh,
-// WpTraffic::kMasks). Every kernel of both modules compiles; the float tune of j2d5pt had lost
-// 19 candidates to a compile error here.
+// A group of rows wider than 32 cells per thread in a one-warp full pass (rows x rx = 64; the
+// one-warp step kernel of earlier versions had them at rows x rx = 40): the ring's traffic then
+// tests each cell's column as it goes instead of holding the tests as bits of one word
+// (templates/wpipe2d.cuh, WpTraffic::kMasks). Every kernel of both modules compiles; the float
+// tune of j2d5pt had lost 19 candidates to a compile error here.
 TEST(Nvrtc, Wpipe2dWideGroupsCompile) {
   const Strategy* s = find_strategy("wpipe2d");
   const Problem p = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Float, {2049, 389, 1}, 11);
@@ -681,7 +709,7 @@ TEST(Nvrtc, Wpipe2dWideGroupsCompile) {
     const Params k = s->complete(p, given);
     SCOPED_TRACE(params_text(k));
     const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
-    EXPECT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(kStepKernel)) << m.log;
+    EXPECT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(kCellStepKernel)) << m.log;
   }
 }
 
@@ -704,7 +732,7 @@ TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
       const Params k = s->complete(p, given);
       const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel));
-      ASSERT_TRUE(m.kernels.count(kStepKernel));
+      ASSERT_TRUE(m.kernels.count(kCellStepKernel));
       ASSERT_TRUE(m.kernels.count(kEdgeKernel));  // the tiles that reach the ring, beside tb_full
       // 7 steps: depth 4 leaves 3, a rest pass of 2 stages x 1 level and a single step;
       // depth 2 leaves 1, the step kernel's.
@@ -722,7 +750,7 @@ TEST(Nvrtc, EveryWpipe3dSpecCompiles) {
       const Params k = s->complete(p, {{"rx", 1}, {"cy", std::max(4, r)}, {"wy", 4}, {"warps", 2}, {"tw", 2}, {"fold", 1}});
       const CompiledModule m = compile_cuda(s->source(p, k), "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel) && m.kernels.count(rest_kernel_name(2)) &&
-                  m.kernels.count(kStepKernel))
+                  m.kernels.count(kCellStepKernel))
           << m.log;
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;

@@ -29,12 +29,12 @@
 # multiply-add) with 2 rows per iteration, whose second output row sums its own row after the
 # barrier. A group's rows go to the block's threads in equal shares (WpTraffic): where a row's
 # threads do not divide its cells (rx 5 with 3 warps), where some hold no cell of it (rx 2 with 4
-# warps) and where the rows do not divide the threads (3 rows, 2 warps, and the step kernel's
-# one), the ring's traffic skips the cells they lack (WpTraffic::mine): copied anyway, they run
-# past the ring, which the emulator traps, as it traps a copy from outside the input array (a
-# row past the last one not clamped). In the rx 17 case the one-warp step kernel's thread holds
-# 34 cells of a group, more than a word's bits: its column tests are worked out per cell
-# (WpTraffic::kMasks).
+# warps) and where the rows do not divide the threads (3 rows, 1 and 2 warps), the ring's
+# traffic skips the cells they lack (WpTraffic::mine): copied anyway, they run past the ring,
+# which the emulator traps, as it traps a copy from outside the input array (a row past the last
+# one not clamped). In the rx 17 case a one-warp pass's thread holds 34 cells of a group, more
+# than a word's bits: its column tests are worked out per cell (WpTraffic::kMasks). The steps a
+# run's passes leave over run in the cell step kernel (templates/step.cuh).
 # Usage: wpipe2d_emulation_test.sh TBTUNE_BINARY
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -57,5 +57,6 @@ run 3 2 "$root/configs/j2d49pt.yaml" float 301 77 7 rx=3 warps=2 tw=1 rows=2 spl
 run 3 2 "$root/configs/j2d25pt.yaml" double 271 67 9 rx=3 warps=2 tw=2 rows=2 fold=1
 run 2 3 "$root/configs/j2d25pt.yaml" float 233 53 11 rx=5 warps=3 tw=1 rows=1 split=0 fold=1
 run 3 2 "$root/tests/specs/good/folded2d.yaml" float 133 47 9 rx=2 warps=3 tw=2 rows=2 fold=1
-run 3 2 "$root/configs/j2d5pt.yaml" float 1201 41 5 rx=17 warps=2 tw=1 rows=2
+run 3 2 "$root/configs/j2d5pt.yaml" float 1201 41 5 rx=17 warps=1 tw=2 rows=2
 run 2 3 "$root/configs/j2d5pt.yaml" double 211 71 7 rx=3 warps=2 tw=1 rows=3
+run 2 3 "$root/configs/j2d5pt.yaml" double 211 71 7 rx=3 warps=1 tw=2 rows=3

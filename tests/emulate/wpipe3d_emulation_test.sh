@@ -2,10 +2,10 @@
 # wpipe3d's generated kernels, run in the CPU emulator (scripts/emulate/run3d.sh) against a CPU
 # reference: CI has no GPU, so this is where every run checks the template's planes, conveyor,
 # y halo exchange, shuffles and boundaries. Cases: odd sizes with tiles that overhang the domain
-# in x and y, step counts that leave a remainder (the one-step kernel; in the 10-step case a
-# rest pass of 2 stages x 2 levels, with the exchange, then nothing), several z segments,
-# several levels per stage with several warps along y (the exchange between levels) and with
-# one (no exchange), one level per stage with several warps along y (the barrier before the
+# in x and y, step counts that leave a remainder (the cell step kernel, templates/step.cuh; in
+# the 10-step case a rest pass of 2 stages x 2 levels, with the exchange, then nothing), several
+# z segments, several levels per stage with several warps along y (the exchange between levels)
+# and with one (no exchange), one level per stage with several warps along y (the barrier before the
 # write-back), radius 2 and 4, a box, a general point set, a stencil that is not affine, float
 # and double. A pass is two kernels: tb_full for the tiles that reach no ring cell, tb_edge for
 # the frame of the others; the 150 x 90 case has 4 x 13 of the first and 38 of the second, the

@@ -224,8 +224,9 @@ TEST(Search, PredictionCountsTheRemainderSteps) {
                                   {384, 352, 512}, 20);
   const Params k{{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}};
   const Prediction full = predict(s.model_terms(p, k, d), p, d);
-  const Prediction step = predict(s.model_terms(p, s.step_params(k), d), p, d);
-  EXPECT_EQ(s.step_params(k).at("t"), 1);
+  const ModelTerms step_terms = s.step_terms(p, k, d);
+  EXPECT_EQ(step_terms.depth, 1);
+  const Prediction step = predict(step_terms, p, d);
   EXPECT_GT(full.PP_gcells, step.PP_gcells);  // one step per pass moves the same bytes
 
   // 20 = 6 x 3 + 2
@@ -266,8 +267,8 @@ TEST(Search, DeviceTilingStepKernelHasNoGridSyncs) {
                                         {384, 352, 512}, 20);
   const Params k{{"t", 3}, {"tx", 32}, {"ty", 32}, {"cy", 2}, {"z", 1}, {"bps", 1}, {"sum", 0}};
   EXPECT_GT(s.model_terms(p, k, d).syncs_per_pass, 512.0);
-  EXPECT_EQ(s.model_terms(p, s.step_params(k), d).syncs_per_pass, 0.0);
-  EXPECT_EQ(predict(s.model_terms(p, s.step_params(k), d), p, d).V_sync, 1.0);
+  EXPECT_EQ(s.step_terms(p, k, d).syncs_per_pass, 0.0);
+  EXPECT_EQ(predict(s.step_terms(p, k, d), p, d).V_sync, 1.0);
   EXPECT_LT(predict_candidate(s, p, k, d).V_steps, 1.0);  // 20 = 6 x 3 + 2
 }
 

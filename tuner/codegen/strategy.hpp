@@ -25,9 +25,14 @@ using Params = std::map<std::string, int>;
 [[nodiscard]] Params parse_params(const std::vector<std::string>& items);
 
 /// Names of the two kernels every generated source defines. `kFullKernel` advances `depth`
-/// steps per launch, `kStepKernel` one step (it runs the remainder when steps % depth != 0).
+/// steps per launch, the step kernel one step (it runs the remainder when steps % depth != 0):
+/// `kStepKernel`, the strategy's own, or `kCellStepKernel`, one thread per interior cell
+/// (templates/step.cuh), where the strategy's loop is too costly to build again for one step
+/// (Strategy::step_kernel). The names differ so that a CUBIN is never run with the other's
+/// geometry.
 inline constexpr const char* kFullKernel = "tb_full";
 inline constexpr const char* kStepKernel = "tb_step";
+inline constexpr const char* kCellStepKernel = "tb_cell_step";
 /// A kernel some strategies run beside `kFullKernel` in each of its passes, on a second stream:
 /// the blocks of the pass that need handling the others do without (wpipe2d: the tiles that
 /// meet the boundary ring), compiled apart so that their registers do not burden the others.
@@ -74,10 +79,16 @@ class Strategy {
   [[nodiscard]] virtual Params complete(const Problem& problem, const Params& given) const = 0;
   /// Time steps one launch of kFullKernel advances.
   [[nodiscard]] virtual int depth(const Params& params) const = 0;
-  /// The candidate that kStepKernel is, in this strategy's parameters: it runs the steps left
-  /// when the step count is not a multiple of depth(), one per launch. The model predicts it to
-  /// weigh those steps (search.cpp). Strategies of depth 1 are their own step kernel.
-  [[nodiscard]] virtual Params step_params(const Params& params) const { return params; }
+  /// The name of the step kernel, which runs the steps left when the step count is not a
+  /// multiple of depth(), one per launch: kStepKernel by default, kCellStepKernel where the
+  /// source's step kernel is templates/step.cuh's.
+  [[nodiscard]] virtual const char* step_kernel() const { return kStepKernel; }
+  /// The step kernel in the model's terms, which weigh those steps (search.cpp): a depth of 1.
+  /// Strategies of depth 1 are their own step kernel.
+  [[nodiscard]] virtual ModelTerms step_terms(const Problem& problem, const Params& params,
+                                              const DeviceProfile& device) const {
+    return model_terms(problem, params, device);
+  }
   /// The candidate that the rest kernel (rest_kernel_name(depth of it)) is, where the source
   /// defines one: a pass of at most problem.steps % depth(params) steps, built and launched as
   /// this strategy's full kernel of these parameters (launch(problem, rest, true, ctx), with no
@@ -108,10 +119,10 @@ class Strategy {
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;
-  /// Complete CUDA source defining kFullKernel and kStepKernel as extern "C" kernels (and the
+  /// Complete CUDA source defining kFullKernel and step_kernel() as extern "C" kernels (and the
   /// rest kernel where rest_params has one).
   [[nodiscard]] virtual std::string source(const Problem& problem, const Params& params) const = 0;
-  /// Launch geometry of kFullKernel (full = true) or kStepKernel (full = false).
+  /// Launch geometry of kFullKernel (full = true) or the step kernel (full = false).
   [[nodiscard]] virtual Launch launch(const Problem& problem, const Params& params, bool full,
                                       const LaunchContext& ctx) const = 0;
 };

@@ -37,7 +37,11 @@ KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Probl
                      const std::string& cubin, const DeviceInfo& device)
     : problem_(problem), module_(std::make_unique<LoadedModule>(cubin)), depth_(strategy.depth(params)) {
   full_ = module_->kernel(kFullKernel);
-  step_ = module_->kernel(kStepKernel);
+  step_ = module_->find_kernel(strategy.step_kernel());
+  if (!step_)
+    throw Error(fmt::format("the {} CUBIN has no step kernel '{}': it was built by an earlier tbtune, whose step "
+                            "kernel this one would launch wrongly; tune again",
+                            strategy.name(), strategy.step_kernel()));
   full_launch_ = resolve(strategy, problem, params, true, "full", full_, device);
   step_launch_ = resolve(strategy, problem, params, false, "step", step_, device);
   if (blocks(full_launch_.edge_grid) > 0) {

@@ -29,10 +29,9 @@ Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
     single = rest % d;
   }
   if (single > 0) {
-    const Params step_params = strategy.step_params(params);
-    if (strategy.depth(step_params) != 1)
-      throw Error(strategy.name() + ": step_params must describe the one-step kernel (depth 1)");
-    const Prediction step = predict(strategy.model_terms(problem, step_params, device), problem, device);
+    const ModelTerms step_terms = strategy.step_terms(problem, params, device);
+    if (step_terms.depth != 1) throw Error(strategy.name() + ": step_terms must describe the one-step kernel (depth 1)");
+    const Prediction step = predict(step_terms, problem, device);
     if (step.PP_gcells <= 0) return full;
     time_per_cell += double(single) / step.PP_gcells;
   }

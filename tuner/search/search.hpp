@@ -22,7 +22,7 @@ struct RankedCandidate {
 };
 
 /// The model's prediction for one candidate over the problem's whole run: steps / t passes of the
-/// full kernel and steps % t launches of the step kernel (Strategy::step_params), each predicted
+/// full kernel and steps % t launches of the step kernel (Strategy::step_terms), each predicted
 /// with `predict`; V_steps is the run's rate over the full kernel's. Fills `terms` (the full
 /// kernel's) when not null.
 [[nodiscard]] Prediction predict_candidate(const Strategy& strategy, const Problem& problem,

@@ -154,10 +154,11 @@ class Tile3d final : public Strategy {
     return k;
   }
   int depth(const Params& k) const override { return k.at("t"); }
-  Params step_params(const Params& k) const override {
+  // The step kernel: the same tile at depth 1 (launch(full = false)).
+  ModelTerms step_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {
     Params one = k;
-    one["t"] = 1;  // launch(full = false): the same tile at depth 1
-    return one;
+    one["t"] = 1;
+    return model_terms(p, one, d);
   }
 
   ModelTerms model_terms(const Problem& p, const Params& k, const DeviceProfile& d) const override {

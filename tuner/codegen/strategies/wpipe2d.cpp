@@ -22,6 +22,7 @@
 
 #include "model/derived.hpp"
 #include "tuner/codegen/codegen.hpp"
+#include "tuner/codegen/strategies/naive_step.hpp"
 #include "tuner/codegen/strategies/wpipe2d_grid.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
@@ -239,13 +240,10 @@ class Wpipe2d final : public Strategy {
     return wpipe_primary_of(p, d, k, regs, k.at("warps") * 32);
   }
   bool variant_may_fit_where_primary_spills(const Params& k) const override { return wpipe_variant_may_fit(k); }
-  Params step_params(const Params& k) const override {
-    Params one = k;
-    one["warps"] = 1;  // launch(full = false): one warp advancing one step
-    one["tw"] = 1;
-    one["bps"] = 8;  // one-warp blocks: several per SM
-    one["sep"] = 0;  // its loop keeps the ring: term by term
-    return one;
+  // The step kernel: one thread per cell (templates/step.cuh), not the pass's loop again.
+  const char* step_kernel() const override { return kCellStepKernel; }
+  ModelTerms step_terms(const Problem& p, const Params&, const DeviceProfile&) const override {
+    return naive_step_terms(p);
   }
 
   // The run's last steps % depth steps as one pass (wpipe_rest_params), one kernel with the
@@ -304,32 +302,32 @@ class Wpipe2d final : public Strategy {
   }
 
   std::string source(const Problem& p, const Params& k) const override {
-    Defines defines = {{"TB_RX", k.at("rx")},           {"TB_WARPS", k.at("warps")},  {"TB_TW", k.at("tw")},
-                       {"TB_ROWS", k.at("rows")},       {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
-                       {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)},    {"TB_WP_SEP", sep_of(k)}, {"TB_WP_FOLD", fold_of(k)},
-                       {"TB_WP_POINTS", long(p.stencil.points.size())},  {"TB_WP_EAGER", wpipe_eager_heads(p, k)},
-                       {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}};
+    Defines defines = naive_step_defines(p);  // the cell step kernel's block
+    defines.insert(defines.end(),
+                   {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
+                    {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
+                    {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)}, {"TB_WP_SEP", sep_of(k)},
+                    {"TB_WP_FOLD", fold_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())},
+                    {"TB_WP_EAGER", wpipe_eager_heads(p, k)},
+                    {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}});
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
       defines.emplace_back("TB_REST_TW", rest->at("tw"));
       defines.emplace_back("TB_REST_DEPTH", depth(*rest));  // a literal, for the kernel's name
     }
-    return assemble_source(p, defines, {"wpipe.cuh", "wpipe2d.cuh"});
+    return assemble_source(p, defines, {"step.cuh", "wpipe.cuh", "wpipe2d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
-    const int rx = k.at("rx");
-    const int warps = full ? k.at("warps") : 1;
-    const int t = full ? depth(k) : 1;
+    if (!full) return naive_step_launch(p);
+    const int rx = k.at("rx"), warps = k.at("warps");
     Launch l;
     l.block = {unsigned(warps * 32), 1, 1};
     l.dynamic_smem = std::size_t(smem_bytes(p, rx, warps, k.at("rows")));
-    // The step kernel's one-warp blocks run as many per SM as fit.
-    const int bps = full ? std::min(k.at("bps"), ctx.resident_blocks_per_sm) : ctx.resident_blocks_per_sm;
-    const long resident = long(ctx.sm_count) * bps;
+    const long resident = long(ctx.sm_count) * std::min(k.at("bps"), ctx.resident_blocks_per_sm);
     // One wave of blocks sharing the tiles; with split, two kernels: the tiles between the first
     // and the last, and those two.
-    const Wpipe2dGrid g = grid_of(p, k, resident, rx, t, full && split_of(k));
+    const Wpipe2dGrid g = grid_of(p, k, resident, rx, depth(k), split_of(k));
     l.grid = g.full_grid();
     if (g.edge > 0) l.edge_grid = g.edge_grid();
     return l;

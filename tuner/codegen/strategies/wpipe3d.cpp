@@ -18,6 +18,7 @@
 
 #include "model/derived.hpp"
 #include "tuner/codegen/codegen.hpp"
+#include "tuner/codegen/strategies/naive_step.hpp"
 #include "tuner/codegen/strategies/wpipe_model.hpp"
 #include "tuner/spec/error.hpp"
 #include "tuner/spec/fold_rows.hpp"
@@ -205,16 +206,15 @@ class Wpipe3d final : public Strategy {
     return wpipe_primary_of(p, d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
   }
   bool variant_may_fit_where_primary_spills(const Params& k) const override { return wpipe_variant_may_fit(k); }
-  Params step_params(const Params& k) const override {
-    Params one = k;
-    one["warps"] = 1;  // launch(full = false): one stage advancing one step
-    one["tw"] = 1;
-    return one;
+  // The step kernel: one thread per cell (templates/step.cuh), not the pass's loop again.
+  const char* step_kernel() const override { return kCellStepKernel; }
+  ModelTerms step_terms(const Problem& p, const Params&, const DeviceProfile&) const override {
+    return naive_step_terms(p);
   }
 
   // The run's last steps % depth steps as one pass (wpipe_rest_params) over every tile with the
-  // ring's tests, as the step kernel runs: `kRestMark` says so to launch(), which otherwise
-  // splits a full pass in two kernels. Not a parameter of the space.
+  // ring's tests: `kRestMark` says so to launch(), which otherwise splits a full pass in two
+  // kernels. Not a parameter of the space.
   std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
     auto rest = wpipe_rest_params(p, k);
     if (rest) (*rest)[kRestMark] = 1;
@@ -282,30 +282,31 @@ class Wpipe3d final : public Strategy {
   }
 
   std::string source(const Problem& p, const Params& k) const override {
-    Defines defines = {{"TB_RX", k.at("rx")},       {"TB_CY", k.at("cy")},       {"TB_WY", k.at("wy")},
-                       {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},       {"TB_PF_MIN", kPrefetch},
-                       {"TB_BPS", k.at("bps")},     {"TB_WP_LATE", late_of(k)},  {"TB_WP_FOLD", fold_of(k)},
-                       {"TB_WP_EAGER", wpipe_eager_heads(p, k)}};
+    Defines defines = naive_step_defines(p);  // the cell step kernel's block
+    defines.insert(defines.end(), {{"TB_RX", k.at("rx")}, {"TB_CY", k.at("cy")}, {"TB_WY", k.at("wy")},
+                                   {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")}, {"TB_PF_MIN", kPrefetch},
+                                   {"TB_BPS", k.at("bps")}, {"TB_WP_LATE", late_of(k)}, {"TB_WP_FOLD", fold_of(k)},
+                                   {"TB_WP_EAGER", wpipe_eager_heads(p, k)}});
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
       defines.emplace_back("TB_REST_TW", rest->at("tw"));
       defines.emplace_back("TB_REST_DEPTH", depth(*rest));  // a literal, for the kernel's name
     }
-    return assemble_source(p, defines, {"wpipe.cuh", "wpipe3d.cuh"});
+    return assemble_source(p, defines, {"step.cuh", "wpipe.cuh", "wpipe3d.cuh"});
   }
 
   Launch launch(const Problem& p, const Params& k, bool full, const LaunchContext& ctx) const override {
+    if (!full) return naive_step_launch(p);
     const int r = p.stencil.radius;
-    const Shape s = shape_of(full ? k : step_params(k));
+    const Shape s = shape_of(k);
     const int t = s.depth();
     Launch l;
     l.block = {unsigned(s.warps * s.wy * 32), 1, 1};
     l.dynamic_smem = std::size_t(smem_bytes(p, s, s.warps, s.tw));
-    const int bps = full ? std::min(k.at("bps"), ctx.resident_blocks_per_sm) : ctx.resident_blocks_per_sm;
-    const long resident = long(ctx.sm_count) * std::max(1, bps);
+    const long resident = long(ctx.sm_count) * std::max(1, std::min(k.at("bps"), ctx.resident_blocks_per_sm));
     const Axis x = axis_x(p, s, t), y = axis_y(p, s, t);
     const unsigned segments = unsigned(split_stream(p.domain[2] - 2 * r, x.tiles * y.tiles, resident, t, r, 1).segments);
-    if (!full || k.count(kRestMark)) {
+    if (k.count(kRestMark)) {
       l.grid = {unsigned(x.tiles), unsigned(y.tiles), segments};  // every tile, with the tests
       return l;
     }
