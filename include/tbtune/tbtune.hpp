@@ -95,6 +95,8 @@ enum class MissReason {
   OtherDtype,      ///< tuned on this GPU, but only in the other precision
   OtherDomain,     ///< tuned on this GPU, but only for other domain sizes
   OtherStepClass,  ///< tuned for this domain, but only for step counts of another class
+  StaleKernel,     ///< a winner is stored for this key, but an earlier tbtune built its kernel, and
+                   ///< this one would launch it wrongly: tune again (the policy serves meanwhile)
 };
 /// "no_cache", "stencil_unknown", ... ("hit" for None).
 [[nodiscard]] const char* reason_name(MissReason reason);

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
+#include "tbtune/tbtune.h"
+
 namespace tbtune {
 namespace {
 
@@ -19,6 +24,22 @@ Winner stored(const std::string& model, const std::string& driver, DType dtype, 
 
 WantedKey wanted(std::array<long, 3> domain = {4096, 4096, 1}, int steps_class = 9) {
   return WantedKey{"abc", DType::Double, domain, steps_class, kH100, "13000"};
+}
+
+// Every miss reason has one name, the same through C as through C++, and C's last value is the
+// enum's last (a reason added to one and not the other would read "unknown").
+TEST(KeyMatch, EveryReasonHasOneNameInBothApis) {
+  std::set<std::string> names;
+  for (int r = TBTUNE_HIT; r <= TBTUNE_MISS_STALE_KERNEL; ++r) {
+    const std::string name = reason_name(static_cast<MissReason>(r));
+    EXPECT_NE(name, "unknown") << r;
+    EXPECT_EQ(name, tbtune_reason_name(r)) << r;
+    names.insert(name);
+  }
+  EXPECT_EQ(names.size(), std::size_t(TBTUNE_MISS_STALE_KERNEL + 1));
+  EXPECT_STREQ(tbtune_reason_name(TBTUNE_MISS_STALE_KERNEL), "stale_kernel");
+  EXPECT_STREQ(tbtune_reason_name(TBTUNE_MISS_STALE_KERNEL + 1), "unknown");
+  EXPECT_STREQ(reason_name(static_cast<MissReason>(TBTUNE_MISS_STALE_KERNEL + 1)), "unknown");
 }
 
 TEST(KeyMatch, SplitsAFingerprintFromTheEnd) {

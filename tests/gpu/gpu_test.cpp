@@ -425,6 +425,31 @@ TEST_F(Gpu, TuneStoresWinnerThatLookupFinds) {
     ASSERT_TRUE(served.kernel.has_value());
     EXPECT_EQ(served.kernel->strategy(), r.winner->trial.strategy);
     EXPECT_TRUE(lookup(path, other).hit());
+
+    // A wpipe2d winner whose image an earlier tbtune built (its step kernel `tb_step`, of the
+    // one-warp geometry) is a miss, stale_kernel, not a kernel launched wrongly; `nearest`
+    // builds its parameters again and stores them, and the next lookup is a hit.
+    const Strategy* wp = find_strategy("wpipe2d");
+    Winner stale = *w;
+    stale.trial.strategy = wp->name();
+    stale.trial.params = wp->complete(p, {{"rx", 3}, {"warps", 2}, {"tw", 2}});
+    std::string earlier = wp->source(p, stale.trial.params);
+    for (std::size_t at; (at = earlier.find(kCellStepKernel)) != std::string::npos;)
+      earlier.replace(at, std::strlen(kCellStepKernel), kStepKernel);
+    stale.trial.cubin = compile_cuda(earlier, arch()).cubin;
+    Cache(db, Cache::Mode::ReadWrite).put_winner(stale);
+    const Lookup refused = lookup(path, lo);
+    EXPECT_EQ(refused.reason, MissReason::StaleKernel) << refused.message;
+    EXPECT_FALSE(refused.kernel.has_value());
+    LookupOptions rebuild = lo;
+    rebuild.policy = MissPolicy::Nearest;
+    rebuild.compile_cache_dir = (dir / "cubins").string();
+    const Lookup rebuilt = lookup(path, rebuild);
+    EXPECT_EQ(rebuilt.reason, MissReason::StaleKernel) << rebuilt.message;
+    EXPECT_EQ(rebuilt.source, KernelSource::Nearest) << rebuilt.message;
+    ASSERT_TRUE(rebuilt.kernel.has_value());
+    EXPECT_EQ(rebuilt.kernel->strategy(), "wpipe2d");
+    EXPECT_TRUE(lookup(path, lo).hit());
   }
   std::filesystem::remove_all(dir);
 }

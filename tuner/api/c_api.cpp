@@ -53,7 +53,7 @@ void tbtune_options_init(tbtune_options* o) {
 const char* tbtune_last_message(void) { return tbtune::capi::message(); }
 
 const char* tbtune_reason_name(int reason) {
-  if (reason < 0 || reason > TBTUNE_MISS_OTHER_STEP_CLASS) return "unknown";
+  if (reason < 0 || reason > TBTUNE_MISS_STALE_KERNEL) return "unknown";
   return tbtune::reason_name(static_cast<tbtune::MissReason>(reason));
 }
 

@@ -44,6 +44,7 @@ const char* reason_name(MissReason r) {
     case MissReason::OtherDtype: return "other_dtype";
     case MissReason::OtherDomain: return "other_domain";
     case MissReason::OtherStepClass: return "other_step_class";
+    case MissReason::StaleKernel: return "stale_kernel";
   }
   return "unknown";
 }

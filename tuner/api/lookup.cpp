@@ -11,6 +11,7 @@
 #include "tuner/api/fallback.hpp"
 #include "tuner/api/internal.hpp"
 #include "tuner/api/key_match.hpp"
+#include "tuner/gpu/kernel_set.hpp"
 #include "tuner/spec/error.hpp"
 
 namespace tbtune {
@@ -97,8 +98,11 @@ Lookup serve_miss(const LookupOptions& o, MissPolicy policy, MissReason reason, 
   l.reason = reason;
   if (!served) {
     e.used = "nothing";
-    e.message = fmt::format("miss ({}): no stored winner for {}; miss policy fail: no kernel{}",
-                            reason_name(reason), asked, notes);
+    e.message = fmt::format("miss ({}): {} for {}; miss policy fail: no kernel{}", reason_name(reason),
+                            reason == MissReason::StaleKernel
+                                ? "the stored winner's kernel was built by an earlier tbtune (tune again)"
+                                : "no stored winner",
+                            asked, notes);
   } else {
     std::string stored = "not stored (the naive kernel is not a tuning result)";
     if (served->source != KernelSource::Naive) {
@@ -147,13 +151,19 @@ Lookup run_lookup(const StencilSpec::Impl& spec, const LookupOptions& o) {
   if (m.reason == MissReason::None) {
     auto w = cache->winner(*m.hit);
     if (!w) throw CacheError("cache '" + path + "': the winner vanished while being read", 0);
-    cache.reset();  // back to the pool before the CUBIN loads: another thread may look up
-    Lookup l;
-    l.source = KernelSource::Cache;
-    l.message = fmt::format("hit: {} {} ({:.1f} GCells/s when tuned, {})", w->trial.strategy,
-                            params_text(w->trial.params), w->trial.gcells_median, asked);
-    l.kernel = make_kernel(problem, std::move(*w), KernelSource::Cache, *device);
-    return l;
+    const Strategy* strategy = find_strategy(w->trial.strategy);
+    if (strategy && !cubin_names_kernel(w->trial.cubin, strategy->step_kernel())) {
+      // Built by an earlier tbtune under the kernel names of a geometry this one does not launch.
+      m.reason = MissReason::StaleKernel;
+    } else {
+      cache.reset();  // back to the pool before the CUBIN loads: another thread may look up
+      Lookup l;
+      l.source = KernelSource::Cache;
+      l.message = fmt::format("hit: {} {} ({:.1f} GCells/s when tuned, {})", w->trial.strategy,
+                              params_text(w->trial.params), w->trial.gcells_median, asked);
+      l.kernel = make_kernel(problem, std::move(*w), KernelSource::Cache, *device);
+      return l;
+    }
   }
   if (!device) {
     // Nothing can be compiled or run: say why, whatever the policy.

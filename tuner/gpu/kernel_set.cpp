@@ -33,6 +33,15 @@ Launch resolve(const Strategy& s, const Problem& p, const Params& params, bool f
 
 }  // namespace
 
+bool cubin_names_kernel(const std::string& cubin, const char* name) {
+  // An ELF string table holds each name between two NULs; a section's name (".text.<name>")
+  // or a longer kernel's name has other bytes before or after it.
+  std::string whole(1, '\0');
+  whole += name;
+  whole += '\0';
+  return cubin.find(whole) != std::string::npos;
+}
+
 KernelSet::KernelSet(const Strategy& strategy, const Params& params, const Problem& problem,
                      const std::string& cubin, const DeviceInfo& device)
     : problem_(problem), module_(std::make_unique<LoadedModule>(cubin)), depth_(strategy.depth(params)) {

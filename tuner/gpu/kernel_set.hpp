@@ -13,6 +13,12 @@
 
 namespace tbtune {
 
+/// Whether `cubin` names a kernel `name`: the name as a whole string of its string tables, read
+/// without loading the image (no GPU, no NVRTC). A lookup asks it of a stored winner before
+/// loading it, so that an image an earlier tbtune built, whose kernels this one would launch
+/// wrongly, is a miss rather than an error.
+[[nodiscard]] bool cubin_names_kernel(const std::string& cubin, const char* name);
+
 class KernelSet {
  public:
   /// Loads `cubin` on the current device and resolves launch geometry from the kernels' real
