@@ -77,6 +77,8 @@ inline void __pipeline_wait_prior(size_t n) {
   }
 }
 template <class T> T __ldg(const T* p) { return *p; }
+template <class T> T __ldcg(const T* p) { return *p; }
+template <class T> void __stcg(T* p, T v) { *p = v; }
 
 // A kernel without barriers, shuffles or shared memory (the cell step kernel, templates/step.cuh)
 // over a grid of blocks: its threads one after another on the calling thread.
@@ -95,8 +97,7 @@ void tb_run_plain(Kernel kernel, U3 grid, U3 block, Args... args) {
               kernel(args...);
             }
 }
-template <class T> T __ldcg(const T* p) { return *p; }
-template <class T> void __stcg(T* p, T v) { *p = v; }
+
 namespace cooperative_groups {
 struct G { void sync() { grid_bar->arrive_and_wait(); } };
 inline G this_grid() { return {}; }
