@@ -65,12 +65,15 @@ std::string search_text(const SearchOptions& s) {
                      100 * s.within, SearchDefaults::per_strategy, s.max_candidates);
 }
 
-/// "12 of the 312 feasible candidates (3.8%)". An exhaustive search also times the variants
-/// (Strategy::primary_of), which the feasible count leaves out: "all 312 feasible candidates
-/// and 280 variants of them".
-std::string selected_text(int selected, const SpaceSize& space) {
-  if (selected > space.feasible)
-    return fmt::format("all {} feasible candidates and {} variants of them", space.feasible, selected - space.feasible);
+/// "12 of the 312 feasible candidates (3.8%)". An exhaustive search times every candidate that
+/// may fit (may_be_feasible), variants (Strategy::primary_of) included, which the feasible count
+/// leaves out: "all 640 candidates that may fit on chip, variants included (312 shapes fit by
+/// the register estimate; ptxas decides)".
+std::string selected_text(int selected, const SpaceSize& space, SearchMode mode) {
+  if (mode == SearchMode::Exhaustive)
+    return fmt::format("all {} candidates that may fit on chip, variants included ({} shapes fit by the register "
+                       "estimate; ptxas decides)",
+                       selected, space.feasible);
   return fmt::format("{} of the {} feasible candidates ({:.1f}%)", selected, space.feasible,
                      space.feasible > 0 ? 100.0 * selected / space.feasible : 0.0);
 }
@@ -107,7 +110,7 @@ int no_gpu(const TuneArgs& a, const Problem& p, const NoGpuError& e) {
   fmt::print("{}: {} ({}, {}, radius {}, {} points)\n", a.problem.spec_path, p.stencil.name,
              dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius, p.stencil.points.size());
   print_ranking(ranked, profile, 10);
-  fmt::print("the {} would time {}\n", search_text(search), selected_text(selected, space));
+  fmt::print("the {} would time {}\n", search_text(search), selected_text(selected, space, search.mode));
   fmt::print("\nTiming needs an NVIDIA GPU: {}.\n"
              "Nothing was timed or stored. Run this on a GPU node to tune.\n", e.what());
   return g_stop.load() ? kInterrupted : kOk;
@@ -143,7 +146,7 @@ void print_result(const Problem& p, const TuneResult& r) {
     fmt::print("* {} trial(s) taken from an earlier run of this tune, not timed again (--fresh re-times them)\n", r.reused);
   const TuneRecord& rec = r.record;
   fmt::print("{}: {}: {} timed, {} reused, {} pruned, {} not compiled, {} not run; {:.1f} s\n",
-             search_text(rec.search), selected_text(rec.selected, rec.space), rec.tally.timed,
+             search_text(rec.search), selected_text(rec.selected, rec.space, rec.search.mode), rec.tally.timed,
              rec.tally.reused, rec.tally.pruned, rec.tally.compile_errors, rec.tally.not_run,
              rec.wall_s);
   if (r.worker_starts > 1) fmt::print("the GPU worker was restarted {} time(s)\n", r.worker_starts - 1);

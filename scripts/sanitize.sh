@@ -2,8 +2,8 @@
 # Builds the CPU test suite with AddressSanitizer and UndefinedBehaviorSanitizer (GCC) in
 # ./build-asan and runs it; any report fails the test that triggered it. Run by scripts/test.sh.
 #   usage: scripts/sanitize.sh [BUILD_DIR]
-# Left out (see docs/hardening.md): codegen_test (minutes of NVRTC, whose code is not
-# instrumented; the Release suite runs it), the `gpu` label (it skips without a GPU, and CUDA's
+# Left out (see docs/hardening.md): codegen_test and regs_survey_test (NVRTC, whose code is
+# not instrumented; the Release suite runs them), the `gpu` label (it skips without a GPU, and CUDA's
 # driver maps memory where ASan keeps its shadow), slurm_test (starts Slurm daemons; the Release
 # suite runs it) and package_consumer_test (installs and rebuilds the package: no new code runs).
 set -euo pipefail
@@ -30,4 +30,4 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # quadratic work, not a slow machine) are scaled (tests/spec/limits_test.cpp).
 export TBTUNE_TEST_TIME_SCALE=10
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE gpu \
-  -E '^(codegen_test|slurm_test|package_consumer_test)$'
+  -E '^(codegen_test|regs_survey_test|slurm_test|package_consumer_test)$'

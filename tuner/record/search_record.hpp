@@ -7,7 +7,7 @@ namespace tbtune {
 
 enum class SearchMode {
   Model,       ///< the model's top K, plus everything predicted close to its best, capped
-  Exhaustive,  ///< every candidate that fits on chip
+  Exhaustive,  ///< every candidate that may fit on chip, ptxas deciding the registers (may_be_feasible)
 };
 [[nodiscard]] const char* search_mode_name(SearchMode m);  ///< "model", "exhaustive"
 

@@ -66,11 +66,18 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
       // like any other (`--param late=0` times late 0 where it is the variant).
       if (only_params.empty()) c.primary = s->primary_of(problem, device, p);
       c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
+      // Asked for by name, only the exact limits rule a candidate out; an exhaustive search
+      // compiles what ptxas may fit. In both ptxas decides the registers (prune_after_compile).
+      ModelTerms exact = c.terms;
+      exact.regs_per_thread = 0;
+      const std::string why_not_exactly = resource_check(exact, device);
+      ModelTerms slack = c.terms;
+      slack.regs_per_thread = int(c.terms.regs_per_thread / kRegisterEstimateSlack);
+      c.may_fit = why_not_exactly.empty() && resource_check(slack, device).empty();
       if (!only_params.empty() && !c.prediction.fits) {
-        ModelTerms exact = c.terms;
-        exact.regs_per_thread = 0;  // an estimate: ptxas decides
-        c.prediction.why_not = resource_check(exact, device);
-        c.prediction.fits = c.prediction.why_not.empty();
+        c.prediction.why_not = why_not_exactly;
+        c.prediction.fits = why_not_exactly.empty();
+        c.may_fit = c.prediction.fits;
       }
       out.push_back(std::move(c));
     }
@@ -88,6 +95,10 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
 
 bool is_feasible(const RankedCandidate& c) {
   return c.strategy->name() != "naive" && c.prediction.fits;
+}
+
+bool may_be_feasible(const RankedCandidate& c) {
+  return c.strategy->name() != "naive" && (c.prediction.fits || c.may_fit);
 }
 
 namespace {
@@ -109,11 +120,17 @@ SpaceSize space_size(const std::vector<RankedCandidate>& ranked) {
 
 std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                const SearchOptions& options) {
-  const bool exhaustive = options.mode == SearchMode::Exhaustive;
+  if (options.mode == SearchMode::Exhaustive) {
+    // `ranked` puts what fits by the estimate first, so a --budget times those first.
+    std::vector<RankedCandidate> out;
+    for (const auto& c : ranked)
+      if (may_be_feasible(c)) out.push_back(c);
+    return out;
+  }
   std::vector<RankedCandidate> feasible;
   for (const auto& c : ranked)
-    if (is_feasible(c) && (exhaustive || !is_variant(c))) feasible.push_back(c);
-  if (exhaustive || feasible.empty()) return feasible;
+    if (is_feasible(c) && !is_variant(c)) feasible.push_back(c);
+  if (feasible.empty()) return feasible;
 
   // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
   // ones within the margin form a prefix.

@@ -19,7 +19,21 @@ struct RankedCandidate {
   Prediction prediction;
   /// Where this candidate is a variant (Strategy::primary_of): its primary's parameters.
   std::optional<Params> primary;
+  /// Whether ptxas may fit it on chip: it fits by the limits the model knows exactly (shared
+  /// memory, threads and blocks per SM) and by the register file with kRegisterEstimateSlack
+  /// times fewer registers than estimated (only ptxas knows a kernel's registers:
+  /// prune_after_compile). `prediction.fits` holds the estimate itself to the register file.
+  bool may_fit = false;
 };
+
+/// How far a register estimate overshoots at most what ptxas fits without spilling, as
+/// measured for the wpipe strategies, whose fastest shapes hold about all the registers a thread
+/// may: of 1,110 shapes compiled with NVRTC 13.0 for sm_90 (wpipe2d's j2d5pt slice of 656
+/// and wpipe3d's j3d7pt slice of 274 in docs/data/v29-trials.csv, and 180 wpipe3d shapes of the
+/// five 3D configs near the register cap in docs/data/regs-survey-3d.csv), the largest estimate
+/// of a kernel that fit was 1.34 times its cap (j3d7pt rx 3, cy 12, tw 1: 342 estimated, 255
+/// compiled), and every estimate above that spilled.
+inline constexpr double kRegisterEstimateSlack = 1.4;
 
 /// The model's prediction for one candidate over the problem's whole run: steps / t passes of the
 /// full kernel and steps % t launches of the step kernel (Strategy::step_terms), each predicted
@@ -45,6 +59,13 @@ struct RankedCandidate {
 /// engine always runs first, outside the search).
 [[nodiscard]] bool is_feasible(const RankedCandidate& c);
 
+/// Whether an exhaustive search chooses `c`: not the naive reference, and ptxas may fit it
+/// (RankedCandidate::may_fit). Near the register file's limit the estimate is a guess: of
+/// j3d7pt's 274 wpipe3d shapes compiled at two stages of four warps, 16 of the 44 estimated at
+/// 256-342 registers fit without spilling, the fastest of the slice on the H200 among them
+/// (docs/tuning.md, "Exhaustive slices"), which an exhaustive search by the estimate never timed.
+[[nodiscard]] bool may_be_feasible(const RankedCandidate& c);
+
 /// The size of a ranked space (SpaceSize), the naive reference and the variants that only stand
 /// in for their primaries (Strategy::primary_of) left out: it counts the shapes a search chooses from.
 [[nodiscard]] SpaceSize space_size(const std::vector<RankedCandidate>& ranked);
@@ -66,7 +87,7 @@ struct RankedCandidate {
 /// of each strategy that has fewer than SearchDefaults::per_strategy among them (a candidate of
 /// one step: fewer than one), until it has that many; at most `max_candidates` in all; never a
 /// variant (it stands in for its primary: stand_ins). Exhaustive search: every candidate that
-/// fits, variants too.
+/// may be feasible (may_be_feasible), variants too, those feasible by the register estimate first.
 [[nodiscard]] std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate>& ranked,
                                                              const SearchOptions& options);
 

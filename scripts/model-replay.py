@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Replays the default model search of this build over trials measured before: which shapes of
+an exhaustively measured slice of one strategy's space would the search time, and how close does
+the best of them come to the slice's best? It runs no GPU and compiles nothing, so a model change
+can be judged against the measurements in docs/data/ before any device time is spent on it.
+
+  scripts/model-replay.py [-b build] TRIALS.csv --run 105 --config j3d7pt --strategy wpipe3d
+      [--dtype T] [--steps N] [--param NAME=VALUE ...] [--profile h200] [--top 8] [--within 3]
+      [--json]
+
+TRIALS.csv: docs/data/v29-trials.csv's columns (run, config or stencil, domain, dtype, strategy,
+params, status, gcells); the config names its spec, configs/CONFIG.yaml. The slice is the trials
+of that run, config and strategy (and dtype, and --param values); the parameters that are the
+same in all of them (e.g. bps=1, warps=2, wy=4) restrict the model's ranking of the whole space
+(`tbtune model --json`, the slice's domain and dtype, --steps where given) to the slice.
+
+The search is replayed as tuner/search/search.cpp makes it within one strategy: the model's
+first --top primary shapes that fit, then every further one predicted within --within percent
+of the best; a selected shape that spilled in the trials (status skipped) is passed over, and
+its late 0 variant, then the next primary in rank order, stands in for it. A selected shape the
+trials do not hold is reported as unmeasured: the replay says nothing about it.
+
+Exit status: 0 when the best measured shape of the replayed selection is within --within percent
+of the slice's best, 1 when not, 2 on bad input or an unmeasured shape in the selection.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+
+def fail(message):
+    print(f"model-replay: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def params_key(params):
+    return tuple(sorted(params.items()))
+
+
+def parse_params(text):
+    return {k: int(v) for k, v in (kv.split("=") for kv in text.split(";"))} if text else {}
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):  # ties share their mean rank
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2
+        i = j + 1
+    return out
+
+
+def rank_correlation(a, b):
+    if len(a) < 2:
+        return float("nan")
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    var = (sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb)) ** 0.5
+    return cov / var if var else float("nan")
+
+
+def load_slice(path, run, config, strategy, dtype):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    for r in rows:  # the older files name the config `stencil`
+        r.setdefault("config", r.get("stencil"))
+    rows = [r for r in rows if r["run"] == run and r["config"] == config and r["strategy"] == strategy and
+            (dtype is None or r["dtype"] == dtype)]
+    if not rows:
+        fail(f"{path}: no {strategy} trials of {config} in run {run}")
+    domains = {(r["domain"], r["dtype"]) for r in rows}
+    if len(domains) != 1:
+        fail(f"{path}: run {run}'s {config} trials cover several domains or dtypes: {sorted(domains)}")
+    trials = {params_key(parse_params(r["params"])): r for r in rows}
+    common = dict(parse_params(rows[0]["params"]))
+    for r in rows[1:]:
+        p = parse_params(r["params"])
+        common = {k: v for k, v in common.items() if p.get(k) == v}
+    domain, dtype = domains.pop()
+    return trials, common, domain, dtype
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def ranked(tbtune, config, domain, dtype, strategy, profile, steps):
+    cmd = [tbtune, "model", os.path.join(ROOT, "configs", f"{config}.yaml"), "--domain", domain, "--dtype", dtype, "--profile", profile,
+           "--strategy", strategy, "--top", "1000000", "--json"]
+    if steps:
+        cmd += ["--steps", str(steps)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        fail(f"tbtune model failed: {run.stderr.strip()}")
+    return json.loads(run.stdout)["candidates"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("trials")
+    ap.add_argument("-b", "--build", default="build")
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--strategy", required=True)
+    ap.add_argument("--profile", default="h200")
+    ap.add_argument("--dtype", choices=["float", "double"], help="where the run has both")
+    ap.add_argument("--steps", type=int, help="the trials' step count (default: the spec's)")
+    ap.add_argument("--top", type=int, default=8)
+    ap.add_argument("--within", type=float, default=3.0, help="percent")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="restrict the slice further (repeatable), e.g. one of several slices of a run")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+
+    trials, common, domain, dtype = load_slice(args.trials, args.run, args.config, args.strategy, args.dtype)
+    only = parse_params(";".join(args.param))
+    trials = {k: r for k, r in trials.items() if all(dict(k).get(n) == v for n, v in only.items())}
+    if not trials:
+        fail(f"no trial of the slice has {only}")
+    common.update(only)
+    cands = [c for c in ranked(os.path.join(args.build, "tbtune"), args.config, domain, dtype, args.strategy,
+                               args.profile, args.steps)
+             if all(c["params"].get(k) == v for k, v in common.items())]
+    measured = {k: float(r["gcells"]) for k, r in trials.items() if r["status"] == "ok"}
+    best_key = max(measured, key=measured.get)
+    fitting = [c for c in cands if c["fits"]]
+    primaries = [c for c in fitting if not c["variant"]]
+    if not primaries:
+        fail("no shape of the slice fits by the model")
+    threshold = (1 - args.within / 100) * primaries[0]["PP_gcells"]
+    selected = []
+    for c in primaries:
+        if len(selected) >= args.top and c["PP_gcells"] < threshold:
+            break
+        selected.append(c)
+
+    def status(c):
+        r = trials.get(params_key(c["params"]))
+        return r["status"] if r else "unmeasured"
+
+    # Stand-ins: the passed-over shapes' variants (late 0 may fit where late 1 spilled), then
+    # the next primaries in rank order.
+    timed, queue = [], []
+    chosen = {params_key(c["params"]) for c in selected}
+    for c in selected:
+        if status(c) == "ok" or status(c) == "unmeasured":
+            timed.append(c)
+            continue
+        queue += [v for v in fitting if v["variant"] and v["params"].get("late") == 0 and
+                  {k: x for k, x in v["params"].items() if k != "late"} ==
+                  {k: x for k, x in c["params"].items() if k != "late"}]
+    rest = iter(p for p in primaries if params_key(p["params"]) not in chosen)
+    for _ in range(len(selected) - len(timed)):
+        while True:
+            nxt = queue.pop(0) if queue else next(rest, None)
+            if nxt is None or status(nxt) != "skipped":
+                break
+        if nxt is None:
+            break
+        timed.append(nxt)
+
+    # Spearman's rank correlation of the predictions with the measurements over the shapes that ran.
+    ran = [c for c in cands if params_key(c["params"]) in measured]
+    spearman = rank_correlation([c["PP_gcells"] for c in ran], [measured[params_key(c["params"])] for c in ran])
+    unmeasured = [c for c in timed if status(c) == "unmeasured"]
+    got = max((measured[params_key(c["params"])] for c in timed if status(c) == "ok"), default=0.0)
+    best = measured[best_key]
+    index = next((i for i, c in enumerate(cands) if params_key(c["params"]) == best_key), None)
+    rank = index + 1 if index is not None else None  # 1: the model's best of the slice
+    report = {
+        "slice": {"run": args.run, "config": args.config, "domain": domain, "dtype": dtype, "restricted_to": common,
+                  "shapes": len(trials), "measured_ok": len(measured)},
+        "slice_best": {"params": dict(best_key), "gcells": best, "model_rank": rank,
+                       "fits": bool(index is not None and cands[index]["fits"]),
+                       "predicted": cands[index]["PP_gcells"] if index is not None else None,
+                       "regs_estimate": cands[index]["regs_estimate"] if index is not None else None},
+        "timed": [{"params": c["params"], "predicted": c["PP_gcells"], "status": status(c),
+                   "gcells": measured.get(params_key(c["params"]))} for c in timed],
+        "spearman": spearman,
+        "replayed_best": got,
+        "share_of_slice_best": got / best,
+        "unmeasured": len(unmeasured),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"{args.config} {domain} {dtype}, run {args.run}'s {args.strategy} slice {common}: "
+              f"{len(trials)} shapes, {len(measured)} ran")
+        print(f"slice best {best:.1f} GCells/s {dict(best_key)}: model rank {rank}, "
+              f"predicted {report['slice_best']['predicted']:.1f}, estimate {report['slice_best']['regs_estimate']}"
+              f"{'' if report['slice_best']['fits'] else ' (does not fit by the model)'}")
+        for c in report["timed"]:
+            g = f"{c['gcells']:.1f}" if c["gcells"] is not None else "-"
+            print(f"  timed {g:>7}  predicted {c['predicted']:7.1f}  {c['status']:<10} {c['params']}")
+        print(f"Spearman of predicted and measured over the {len(ran)} shapes that ran: {spearman:.3f}")
+        print(f"replayed search's best: {got:.1f} = {got / best:.3f} of the slice's best"
+              f"{f'; {len(unmeasured)} selected shapes were not measured' if unmeasured else ''}")
+    if unmeasured:
+        return 2
+    return 0 if got >= (1 - args.within / 100) * best else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Tests scripts/model-replay.py against the tbtune it replays: slices whose measurements are
+made up from the model's own ranking, so each test knows which shapes the search must time.
+
+  model_replay_test.py TBTUNE
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPLAY = os.path.join(ROOT, "scripts", "model-replay.py")
+TBTUNE = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(ROOT, "build", "tbtune")
+DOMAIN = "572x216x2560"
+SLICE = {"bps": 1, "wy": 4, "warps": 2, "fold": 0}
+
+
+def text(params):
+    return ";".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def ranking():
+    cmd = [TBTUNE, "model", os.path.join(ROOT, "configs", "j3d7pt.yaml"), "--domain", DOMAIN, "--profile", "h200",
+           "--strategy", "wpipe3d", "--steps", "100", "--top", "1000000", "--json"]
+    out = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    return [c for c in out["candidates"] if all(c["params"][k] == v for k, v in SLICE.items())]
+
+
+class ModelReplay(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.ranked = ranking()
+        cls.primaries = [c for c in cls.ranked if c["fits"] and not c["variant"]]
+        cls.tmp = tempfile.TemporaryDirectory()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def replay(self, trials):
+        """Writes `trials` (params -> (status, gcells)) as run 1 and replays it."""
+        path = os.path.join(self.tmp.name, "trials.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["run", "config", "domain", "dtype", "strategy", "params", "status", "gcells"])
+            for params, (status, gcells) in trials.items():
+                w.writerow([1, "j3d7pt", DOMAIN, "double", "wpipe3d", params, status, gcells])
+        run = subprocess.run([sys.executable, REPLAY, "-b", os.path.dirname(TBTUNE), path, "--run", "1", "--config",
+                              "j3d7pt", "--strategy", "wpipe3d", "--steps", "100", "--json"],
+                             capture_output=True, text=True)
+        return run.returncode, (json.loads(run.stdout) if run.stdout else None), run.stderr
+
+    def measured_as_predicted(self):
+        """Every shape of the slice measured at its prediction, and spilled where the model says it
+        does not fit: the model is right."""
+        return {text(c["params"]): ("ok", c["PP_gcells"]) if c["fits"] else ("skipped", 0.0) for c in self.ranked}
+
+    def test_the_model_right_times_the_best(self):
+        rc, out, _ = self.replay(self.measured_as_predicted())
+        self.assertEqual(rc, 0)
+        self.assertAlmostEqual(out["share_of_slice_best"], 1.0)
+        self.assertEqual(out["timed"][0]["params"], self.primaries[0]["params"])
+        self.assertGreater(out["spearman"], 0.99)
+        self.assertEqual(len(out["timed"]), 8)  # the top 8; the rest are further than 3%
+        self.assertEqual(out["slice"]["restricted_to"], SLICE)
+
+    def test_a_spilled_selection_gives_its_place_to_the_next(self):
+        trials = self.measured_as_predicted()
+        first = text(self.primaries[0]["params"])
+        trials[first] = ("skipped", 0.0)
+        # Its late 0 variant spilled too: the ninth primary stands in.
+        first_late0 = dict(self.primaries[0]["params"], late=0)
+        trials[text(first_late0)] = ("skipped", 0.0)
+        rc, out, _ = self.replay(trials)
+        timed = [c["params"] for c in out["timed"]]
+        self.assertNotIn(self.primaries[0]["params"], timed)
+        self.assertIn(self.primaries[8]["params"], timed)
+        self.assertEqual(len(timed), 8)
+        self.assertEqual(rc, 0 if out["share_of_slice_best"] >= 0.97 else 1)
+
+    def test_a_best_the_search_leaves_out_fails(self):
+        trials = self.measured_as_predicted()
+        far = self.primaries[40]["params"]
+        trials[text(far)] = ("ok", 10 * self.primaries[0]["PP_gcells"])
+        rc, out, _ = self.replay(trials)
+        self.assertEqual(rc, 1)
+        self.assertEqual(out["slice_best"]["params"], far)
+        self.assertLess(out["share_of_slice_best"], 0.2)
+
+    def test_an_unmeasured_selection_says_so(self):
+        trials = self.measured_as_predicted()
+        del trials[text(self.primaries[2]["params"])]
+        rc, out, _ = self.replay(trials)
+        self.assertEqual(rc, 2)
+        self.assertEqual(out["unmeasured"], 1)
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        rc, out, err = self.replay({})
+        self.assertEqual(rc, 2)
+        self.assertIsNone(out)
+        self.assertIn("no wpipe3d trials of j3d7pt in run 1", err)
+        self.assertEqual(len(err.strip().splitlines()), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
