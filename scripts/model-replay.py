@@ -4,15 +4,18 @@ an exhaustively measured slice of one strategy's space would the search time, an
 the best of them come to the slice's best? It runs no GPU and compiles nothing, so a model change
 can be judged against the measurements in docs/data/ before any device time is spent on it.
 
-  scripts/model-replay.py [-b build] TRIALS.csv --run 105 --config j3d7pt --strategy wpipe3d
+  scripts/model-replay.py [-b build] TRIALS [--run 105] --config j3d7pt --strategy wpipe3d
       [--dtype T] [--steps N] [--param NAME=VALUE ...] [--profile h200] [--top 8] [--within 3]
       [--json]
 
-TRIALS.csv: docs/data/v29-trials.csv's columns (run, config or stencil, domain, dtype, strategy,
-params, status, gcells); the config names its spec, configs/CONFIG.yaml. The slice is the trials
-of that run, config and strategy (and dtype, and --param values); the parameters that are the
-same in all of them (e.g. bps=1, warps=2, wy=4) restrict the model's ranking of the whole space
-(`tbtune model --json`, the slice's domain and dtype, --steps where given) to the slice.
+TRIALS: a CSV of trials in docs/data/v29-trials.csv's columns (run, config or stencil, domain,
+dtype, strategy, params, status, gcells), the slice being the trials of --run; or the output of
+`tbtune db show STENCIL --db F --json` (a file ending in .json), every trial of the cache's
+problem, its step count taken from there. The config names its spec, configs/CONFIG.yaml. The
+slice is the config's trials of that strategy (and dtype, and --param values), which must be of
+one domain, dtype and device; the parameters the same in all of them (e.g. bps=1, warps=2,
+wy=4) restrict the model's ranking of the whole space (`tbtune model --json`, the slice's domain
+and dtype) to the slice.
 
 The search is replayed as tuner/search/search.cpp makes it within one strategy: the model's
 first --top primary shapes that fit, then every further one predicted within --within percent
@@ -68,25 +71,57 @@ def rank_correlation(a, b):
     return cov / var if var else float("nan")
 
 
-def load_slice(path, run, config, strategy, dtype):
+def csv_rows(path, run):
+    """The trials of run `run` in a CSV of docs/data/'s form."""
+    if run is None:
+        fail(f"{path}: a CSV of trials needs --run")
     with open(path, newline="") as f:
         rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     for r in rows:  # the older files name the config `stencil`
         r.setdefault("config", r.get("stencil"))
-    rows = [r for r in rows if r["run"] == run and r["config"] == config and r["strategy"] == strategy and
-            (dtype is None or r["dtype"] == dtype)]
+    return [r for r in rows if r.get("run") == run]
+
+
+def db_rows(path):
+    """The trials of `tbtune db show STENCIL --json`'s output, one problem per stored winner."""
+    with open(path) as f:
+        try:
+            entries = json.load(f)
+        except json.JSONDecodeError as e:
+            fail(f"{path}: not the JSON of `tbtune db show --json`: {e}")
+    rows = []
+    for w in entries:
+        nx, ny, nz = w["domain"]
+        domain = f"{nx}x{ny}" + (f"x{nz}" if nz > 1 else "")
+        for t in w["trials"]:
+            params = ";".join(f"{k}={v}" for k, v in sorted(t["params"].items()))
+            rows.append({"config": w["stencil"], "domain": domain, "dtype": w["dtype"], "steps": w["steps"],
+                         "device": w["device"], "strategy": t["strategy"], "params": params, "status": t["status"],
+                         "gcells": t["gcells"]})
+    return rows
+
+
+def load_slice(path, run, config, strategy, dtype, only):
+    """The slice's trials by parameters, the parameters they all share, their domain and dtype
+    (and steps, where the source says)."""
+    rows = db_rows(path) if path.endswith(".json") else csv_rows(path, run)
+    rows = [r for r in rows if r["config"] == config and r["strategy"] == strategy and
+            (dtype is None or r["dtype"] == dtype) and
+            all(parse_params(r["params"]).get(k) == v for k, v in only.items())]
+    where = f" in run {run}" if run is not None else ""
     if not rows:
-        fail(f"{path}: no {strategy} trials of {config} in run {run}")
-    domains = {(r["domain"], r["dtype"]) for r in rows}
-    if len(domains) != 1:
-        fail(f"{path}: run {run}'s {config} trials cover several domains or dtypes: {sorted(domains)}")
+        fail(f"{path}: no {strategy} trials of {config}{where}" + (f" with {only}" if only else ""))
+    problems = {(r["domain"], r["dtype"], r.get("steps"), r.get("device")) for r in rows}
+    if len(problems) != 1:
+        fail(f"{path}: the {config} trials{where} cover several domains, dtypes, step counts or devices: "
+             f"{sorted(map(str, problems))}; choose with --dtype or --param")
     trials = {params_key(parse_params(r["params"])): r for r in rows}
     common = dict(parse_params(rows[0]["params"]))
     for r in rows[1:]:
         p = parse_params(r["params"])
         common = {k: v for k, v in common.items() if p.get(k) == v}
-    domain, dtype = domains.pop()
-    return trials, common, domain, dtype
+    domain, dtype, steps, _ = problems.pop()
+    return trials, common, domain, dtype, steps
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,9 +140,9 @@ def ranked(tbtune, config, domain, dtype, strategy, profile, steps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("trials")
+    ap.add_argument("trials", help="a CSV of trials (docs/data/) or the JSON of `tbtune db show STENCIL --json`")
     ap.add_argument("-b", "--build", default="build")
-    ap.add_argument("--run", required=True)
+    ap.add_argument("--run", help="the run whose trials form the slice (a CSV of trials)")
     ap.add_argument("--config", required=True)
     ap.add_argument("--strategy", required=True)
     ap.add_argument("--profile", default="h200")
@@ -120,14 +155,17 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    trials, common, domain, dtype = load_slice(args.trials, args.run, args.config, args.strategy, args.dtype)
-    only = parse_params(";".join(args.param))
-    trials = {k: r for k, r in trials.items() if all(dict(k).get(n) == v for n, v in only.items())}
-    if not trials:
-        fail(f"no trial of the slice has {only}")
-    common.update(only)
+    try:
+        only = parse_params(";".join(args.param))
+        trials, common, domain, dtype, steps = load_slice(args.trials, args.run, args.config, args.strategy,
+                                                          args.dtype, only)
+    except OSError as e:
+        fail(f"{args.trials}: {e.strerror}")
+    except (KeyError, TypeError, ValueError) as e:  # a column, a field or a number missing
+        fail(f"{args.trials}: not trials of the expected form ({type(e).__name__}: {e})")
+    steps = args.steps or steps
     cands = [c for c in ranked(os.path.join(args.build, "tbtune"), args.config, domain, dtype, args.strategy,
-                               args.profile, args.steps)
+                               args.profile, steps)
              if all(c["params"].get(k) == v for k, v in common.items())]
     measured = {k: float(r["gcells"]) for k, r in trials.items() if r["status"] == "ok"}
     best_key = max(measured, key=measured.get)

@@ -13,7 +13,8 @@ shapes (no `late` variants) whose estimate lies within 0.5-1.7x the register cap
 blocks per SM leave, where the estimate decides whether a shape is in the search, and takes up
 to --per-config of them, spread evenly over that range of estimates.
 
-Exit status 0, or 1 when some shape did not compile (its row is left out and named on stderr).
+Exit status 0; 1 when some shape did not compile (its row is left out and named on stderr); 2 on
+bad input.
 """
 import argparse
 import csv
@@ -35,8 +36,11 @@ def cap(params):
 def space(tbtune, spec, domain, dtype, strategy):
     cmd = [tbtune, "model", spec, "--domain", domain, "--dtype", dtype, "--profile", "h200",
            "--strategy", strategy, "--top", "100000", "--json"]
-    out = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
-    return [c for c in out["candidates"] if not c["variant"]]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"regs-survey: {spec}: {run.stderr.strip() or 'tbtune model failed'}", file=sys.stderr)
+        sys.exit(2)
+    return [c for c in json.loads(run.stdout)["candidates"] if not c["variant"]]
 
 
 def sample(cands, n):
@@ -71,6 +75,9 @@ def main():
     tbtune = os.path.join(args.build, "tbtune")
     work = []
     for problem in args.problems:
+        if problem.count(":") not in (1, 2):
+            print(f"regs-survey: {problem}: expected SPEC:DOMAIN[:DTYPE]", file=sys.stderr)
+            return 2
         spec, domain, *rest = problem.split(":")
         dtype = rest[0] if rest else "double"
         for cand in sample(space(tbtune, spec, domain, dtype, args.strategy), args.per_config):

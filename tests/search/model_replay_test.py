@@ -54,6 +54,22 @@ class ModelReplay(unittest.TestCase):
                              capture_output=True, text=True)
         return run.returncode, (json.loads(run.stdout) if run.stdout else None), run.stderr
 
+    def replay_db(self, trials, steps=100):
+        """The same trials as `tbtune db show j3d7pt --json` prints them, one stored problem."""
+        path = os.path.join(self.tmp.name, "show.json")
+        entry = {"stencil": "j3d7pt", "hash": "10c9c173f743596f", "device": "NVIDIA H200|9.0|132", "dtype": "double",
+                 "domain": [572, 216, 2560], "steps": steps, "steps_class": steps, "trial": {}, "created_at": "",
+                 "tool_version": "", "trials": []}
+        for params, (status, gcells) in trials.items():
+            entry["trials"].append({"strategy": "wpipe3d", "params": {k: int(v) for k, v in
+                                                                       (kv.split("=") for kv in params.split(";"))},
+                                    "status": status, "gcells": gcells, "registers": 0, "spill_bytes": 0})
+        with open(path, "w") as f:
+            json.dump([entry], f)
+        run = subprocess.run([sys.executable, REPLAY, "-b", os.path.dirname(TBTUNE), path, "--config", "j3d7pt",
+                              "--strategy", "wpipe3d", "--json"], capture_output=True, text=True)
+        return run.returncode, (json.loads(run.stdout) if run.stdout else None), run.stderr
+
     def measured_as_predicted(self):
         """Every shape of the slice measured at its prediction, and spilled where the model says it
         does not fit: the model is right."""
@@ -98,12 +114,41 @@ class ModelReplay(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertEqual(out["unmeasured"], 1)
 
+    def test_a_cache_replays_as_its_csv(self):
+        trials = self.measured_as_predicted()
+        trials[text(self.primaries[0]["params"])] = ("skipped", 0.0)
+        trials[text(self.primaries[30]["params"])] = ("ok", 2 * self.primaries[0]["PP_gcells"])
+        rc_csv, from_csv, _ = self.replay(trials)
+        rc_db, from_db, err = self.replay_db(trials)
+        self.assertEqual(rc_db, rc_csv, err)
+        self.assertEqual(rc_db, 1)
+        self.assertEqual(from_db["timed"], from_csv["timed"])
+        self.assertEqual(from_db["slice"]["restricted_to"], SLICE)
+
     def test_bad_input_is_one_line_and_exit_2(self):
         rc, out, err = self.replay({})
         self.assertEqual(rc, 2)
         self.assertIsNone(out)
         self.assertIn("no wpipe3d trials of j3d7pt in run 1", err)
         self.assertEqual(len(err.strip().splitlines()), 1)
+        path = os.path.join(self.tmp.name, "broken.json")
+        with open(path, "w") as f:
+            f.write("[{")
+        run = subprocess.run([sys.executable, REPLAY, path, "--config", "j3d7pt", "--strategy", "wpipe3d"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("not the JSON of `tbtune db show --json`", run.stderr)
+        with open(path, "w") as f:
+            json.dump([{"stencil": "j3d7pt"}], f)  # no domain, no trials
+        run = subprocess.run([sys.executable, REPLAY, path, "--config", "j3d7pt", "--strategy", "wpipe3d"],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("not trials of the expected form", run.stderr)
+        self.assertNotIn("Traceback", run.stderr)
+        run = subprocess.run([sys.executable, REPLAY, os.path.join(self.tmp.name, "none.csv"), "--run", "1",
+                              "--config", "j3d7pt", "--strategy", "wpipe3d"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("No such file", run.stderr)
 
 
 if __name__ == "__main__":
