@@ -130,7 +130,7 @@ TEST(Search, ExhaustiveTakesEveryFittingCandidate) {
 TEST(Search, ExhaustiveLetsPtxasDecideTheRegisters) {
   const Problem p = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
                                         {572, 216, 2560}, 100);
-  const DeviceProfile& d = *builtin_profile("h200");
+  const DeviceProfile d = *builtin_profile("h200");
   const auto ranked = rank_candidates(p, d, "wpipe3d");
   SearchOptions o;
   o.mode = SearchMode::Exhaustive;
