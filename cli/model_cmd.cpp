@@ -113,7 +113,7 @@ int run_model(const ModelArgs& a) {
                        {"PP_gcells", c.prediction.PP_gcells},
                        {"bottleneck", bottleneck_name(c.prediction.bottleneck)},
                        {"smem_bytes", c.terms.smem_bytes}, {"regs_estimate", c.terms.regs_per_thread},
-                       {"fits", c.prediction.fits},
+                       {"fits", c.prediction.fits}, {"model_search_may_choose", may_be_chosen_by_model(c)},
                        {"variant", c.primary.has_value()}});
     }
     nlohmann::json per_strategy = nlohmann::json::array();

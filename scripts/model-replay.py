@@ -169,10 +169,13 @@ def main():
              if all(c["params"].get(k) == v for k, v in common.items())]
     measured = {k: float(r["gcells"]) for k, r in trials.items() if r["status"] == "ok"}
     best_key = max(measured, key=measured.get)
+    # The search chooses among the shapes that fit or may fit (by the register slack of a
+    # model search), by prediction; stand-ins among those that fit by the estimate.
     fitting = [c for c in cands if c["fits"]]
-    primaries = [c for c in fitting if not c["variant"]]
+    primaries = sorted((c for c in cands if c["model_search_may_choose"] and not c["variant"]),
+                       key=lambda c: -c["PP_gcells"])
     if not primaries:
-        fail("no shape of the slice fits by the model")
+        fail("no shape of the slice may be chosen by the model search")
     threshold = (1 - args.within / 100) * primaries[0]["PP_gcells"]
     selected = []
     for c in primaries:
@@ -195,7 +198,7 @@ def main():
         queue += [v for v in fitting if v["variant"] and v["params"].get("late") == 0 and
                   {k: x for k, x in v["params"].items() if k != "late"} ==
                   {k: x for k, x in c["params"].items() if k != "late"}]
-    rest = iter(p for p in primaries if params_key(p["params"]) not in chosen)
+    rest = iter(p for p in fitting if not p["variant"] and params_key(p["params"]) not in chosen)
     for _ in range(len(selected) - len(timed)):
         while True:
             nxt = queue.pop(0) if queue else next(rest, None)
@@ -218,6 +221,7 @@ def main():
                   "shapes": len(trials), "measured_ok": len(measured)},
         "slice_best": {"params": dict(best_key), "gcells": best, "model_rank": rank,
                        "fits": bool(index is not None and cands[index]["fits"]),
+                       "may_be_chosen": bool(index is not None and cands[index]["model_search_may_choose"]),
                        "predicted": cands[index]["PP_gcells"] if index is not None else None,
                        "regs_estimate": cands[index]["regs_estimate"] if index is not None else None},
         "timed": [{"params": c["params"], "predicted": c["PP_gcells"], "status": status(c),
@@ -230,11 +234,13 @@ def main():
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"{args.config} {domain} {dtype}, run {args.run}'s {args.strategy} slice {common}: "
+        source = f"run {args.run}'s" if args.run is not None else "the cache's"
+        print(f"{args.config} {domain} {dtype}, {source} {args.strategy} slice {common}: "
               f"{len(trials)} shapes, {len(measured)} ran")
         print(f"slice best {best:.1f} GCells/s {dict(best_key)}: model rank {rank}, "
               f"predicted {report['slice_best']['predicted']:.1f}, estimate {report['slice_best']['regs_estimate']}"
-              f"{'' if report['slice_best']['fits'] else ' (does not fit by the model)'}")
+              f"{'' if report['slice_best']['fits'] else ' (does not fit by the model)'}"
+              f"{'' if report['slice_best']['may_be_chosen'] else '; the model search may not choose it'}")
         for c in report["timed"]:
             g = f"{c['gcells']:.1f}" if c["gcells"] is not None else "-"
             print(f"  timed {g:>7}  predicted {c['predicted']:7.1f}  {c['status']:<10} {c['params']}")

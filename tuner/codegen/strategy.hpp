@@ -116,6 +116,12 @@ class Strategy {
     (void)params;
     return true;
   }
+  /// How many times the registers its kernels hold the model's estimate (ModelTerms::
+  /// regs_per_thread) may be where ptxas still fits them without spilling: a model search may
+  /// choose a candidate whose estimate is that far over the register file, ptxas deciding after
+  /// compiling (prune_after_compile), a stand-in taking the place of one that spills. 1 (the
+  /// estimate is held to the register file) by default.
+  [[nodiscard]] virtual double register_estimate_slack() const { return 1.0; }
   /// The candidate in the model's terms.
   [[nodiscard]] virtual ModelTerms model_terms(const Problem& problem, const Params& params,
                                                const DeviceProfile& device) const = 0;

@@ -71,13 +71,17 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
       ModelTerms exact = c.terms;
       exact.regs_per_thread = 0;
       const std::string why_not_exactly = resource_check(exact, device);
-      ModelTerms slack = c.terms;
-      slack.regs_per_thread = int(c.terms.regs_per_thread / kRegisterEstimateSlack);
-      c.may_fit = why_not_exactly.empty() && resource_check(slack, device).empty();
+      const auto fits_with_slack = [&](double slack) {
+        ModelTerms fewer = c.terms;
+        fewer.regs_per_thread = int(c.terms.regs_per_thread / slack);
+        return why_not_exactly.empty() && resource_check(fewer, device).empty();
+      };
+      c.may_fit = fits_with_slack(kRegisterEstimateSlack);
+      c.may_fit_model_search = fits_with_slack(s->register_estimate_slack());
       if (!only_params.empty() && !c.prediction.fits) {
         c.prediction.why_not = why_not_exactly;
         c.prediction.fits = why_not_exactly.empty();
-        c.may_fit = c.prediction.fits;
+        c.may_fit = c.may_fit_model_search = c.prediction.fits;
       }
       out.push_back(std::move(c));
     }
@@ -99,6 +103,10 @@ bool is_feasible(const RankedCandidate& c) {
 
 bool may_be_feasible(const RankedCandidate& c) {
   return c.strategy->name() != "naive" && (c.prediction.fits || c.may_fit);
+}
+
+bool may_be_chosen_by_model(const RankedCandidate& c) {
+  return c.strategy->name() != "naive" && (c.prediction.fits || c.may_fit_model_search);
 }
 
 namespace {
@@ -127,16 +135,19 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
       if (may_be_feasible(c)) out.push_back(c);
     return out;
   }
-  std::vector<RankedCandidate> feasible;
+  std::vector<RankedCandidate> choosable;
   for (const auto& c : ranked)
-    if (is_feasible(c) && !is_variant(c)) feasible.push_back(c);
-  if (feasible.empty()) return feasible;
+    if (may_be_chosen_by_model(c) && !is_variant(c)) choosable.push_back(c);
+  if (choosable.empty()) return choosable;
 
-  // `ranked` is sorted, so the first feasible candidate holds the best prediction and the
-  // ones within the margin form a prefix.
-  const double threshold = (1.0 - options.within) * feasible.front().prediction.PP_gcells;
+  // `ranked` puts what fits by the estimate first; by prediction alone, the first candidate
+  // holds the best and the ones within the margin form a prefix.
+  std::stable_sort(choosable.begin(), choosable.end(), [](const RankedCandidate& a, const RankedCandidate& b) {
+    return a.prediction.PP_gcells > b.prediction.PP_gcells;
+  });
+  const double threshold = (1.0 - options.within) * choosable.front().prediction.PP_gcells;
   std::vector<RankedCandidate> out;
-  for (const auto& c : feasible) {
+  for (const auto& c : choosable) {
     if (int(out.size()) >= options.max_candidates) break;
     const bool close = options.within > 0 && c.prediction.PP_gcells >= threshold;
     if (int(out.size()) >= options.top && !close) break;
@@ -149,12 +160,12 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
   // best of its 16 first (wpipe3d on the 3D configs, H100; docs/bench-3d.md). A one-step
   // strategy (stream) gets its best alone: its candidates are memory-bound and predicted alike
   // (j2d49pt: every one 172.9), and topping it up made j2d49pt's tune 59.4 s where it was 40.1.
-  // `feasible` is in rank order and `out` is a prefix of it.
-  const double floor = SearchDefaults::strategy_floor * feasible.front().prediction.PP_gcells;
+  // `choosable` is in rank order and `out` is a prefix of it.
+  const double floor = SearchDefaults::strategy_floor * choosable.front().prediction.PP_gcells;
   std::map<const Strategy*, int> held;
   for (const auto& c : out) ++held[c.strategy];
-  for (std::size_t i = out.size(); i < feasible.size(); ++i) {
-    const auto& c = feasible[i];
+  for (std::size_t i = out.size(); i < choosable.size(); ++i) {
+    const auto& c = choosable[i];
     if (int(out.size()) >= options.max_candidates || c.prediction.PP_gcells < floor) break;
     if (held[c.strategy] < (c.strategy->depth(c.params) > 1 ? SearchDefaults::per_strategy : 1)) {
       ++held[c.strategy];

@@ -24,6 +24,9 @@ struct RankedCandidate {
   /// times fewer registers than estimated (only ptxas knows a kernel's registers:
   /// prune_after_compile). `prediction.fits` holds the estimate itself to the register file.
   bool may_fit = false;
+  /// The same with the strategy's own slack (Strategy::register_estimate_slack): whether a model
+  /// search may choose it.
+  bool may_fit_model_search = false;
 };
 
 /// How far a register estimate overshoots at most what ptxas fits without spilling, as
@@ -55,9 +58,13 @@ inline constexpr double kRegisterEstimateSlack = 1.4;
                                                            const std::string& only_strategy = {},
                                                            const Params& only_params = {});
 
-/// Whether a search may choose `c`: it fits on chip and is not the naive reference (which the
-/// engine always runs first, outside the search).
+/// Whether `c` fits on chip by the model's estimate and is not the naive reference (which the
+/// engine always runs first, outside the search). Stand-ins are chosen among these.
 [[nodiscard]] bool is_feasible(const RankedCandidate& c);
+
+/// Whether a model search may choose `c`: not the naive reference, and it fits or may fit by
+/// its strategy's slack (RankedCandidate::may_fit_model_search).
+[[nodiscard]] bool may_be_chosen_by_model(const RankedCandidate& c);
 
 /// Whether an exhaustive search chooses `c`: not the naive reference, and ptxas may fit it
 /// (RankedCandidate::may_fit). Near the register file's limit the estimate is a guess: of
@@ -81,8 +88,8 @@ inline constexpr double kRegisterEstimateSlack = 1.4;
                                                      int per_selected);
 
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
-/// (the engine always runs it first) and candidates that do not fit on chip (is_feasible). Model
-/// search: the first `top`, then every further one with PP >= (1 - within) x the best PP, then
+/// (the engine always runs it first). Model search, among the candidates it may choose
+/// (may_be_chosen_by_model), by prediction: the first `top`, then every further one with PP >= (1 - within) x the best PP, then
 /// further ones in rank order, predicted at least SearchDefaults::strategy_floor x the best PP,
 /// of each strategy that has fewer than SearchDefaults::per_strategy among them (a candidate of
 /// one step: fewer than one), until it has that many; at most `max_candidates` in all; never a

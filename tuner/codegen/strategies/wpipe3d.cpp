@@ -206,6 +206,7 @@ class Wpipe3d final : public Strategy {
     return wpipe_primary_of(p, d, k, estimated_regs(p, shape_of(k)), k.at("warps") * k.at("wy") * 32);
   }
   bool variant_may_fit_where_primary_spills(const Params& k) const override { return wpipe_variant_may_fit(k); }
+  double register_estimate_slack() const override { return kWpipe3dRegisterSlack; }
   // The step kernel: one thread per cell (templates/step.cuh), not the pass's loop again.
   const char* step_kernel() const override { return kCellStepKernel; }
   ModelTerms step_terms(const Problem& p, const Params&, const DeviceProfile&) const override {

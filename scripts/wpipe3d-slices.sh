@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# On a GPU machine: an exhaustive tune of one layout of wpipe3d's space per 3D config (every
+# rx, cy, tw, late and fold at the given warps, wy and bps), FastStencil's domains (j3d17pt its
+# config's), double, 100 steps, each into its own cache; then the cache's trials as `tbtune db
+# show --json` prints them, OUT_DIR/S.json, which scripts/model-replay.py replays a model change
+# over on the build machine (docs/tuning.md, "Register estimates near the cap").
+# Usage: [SPECS="poisson ..."] [LAYOUT="warps=2 wy=4 bps=1"] [LIMIT=150]
+#        scripts/wpipe3d-slices.sh [BUILD_DIR] [OUT_DIR]
+# LIMIT: seconds per config (`--budget`); the candidates not reached are said in the tune's log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu} out=${2:-${OUT:-wpipe3d-slices}}
+mkdir -p "$out"
+export TBTUNE_SOURCE_DIR=$PWD
+declare -A domain=([j3d7pt]=572x216x2560 [poisson]=360x308x2560 [j3d27pt]=540x220x2560 [j3d13pt]=572x216x2560
+                   [j3d17pt]=384x352x2560)
+layout=()
+for p in ${LAYOUT:-warps=2 wy=4 bps=1}; do layout+=(--param "$p"); done
+db=$(mktemp -d)
+for s in ${SPECS:-poisson j3d27pt j3d13pt j3d17pt j3d7pt}; do
+  [[ -v domain[$s] ]] || { echo "wpipe3d-slices: no domain for '$s'" >&2; exit 2; }
+  start=$SECONDS
+  "$build/tbtune" tune "configs/$s.yaml" --domain "${domain[$s]}" --steps 100 --strategy wpipe3d \
+    --search exhaustive "${layout[@]}" --budget "${LIMIT:-150}" --db "$db/$s.db" > "$out/$s.log" 2>&1
+  echo "$s: exit $? in $((SECONDS - start)) s; $(grep -E '^(winner|time budget)' "$out/$s.log" | tr '\n' ' ')"
+  "$build/tbtune" db show "$s" --db "$db/$s.db" --json > "$out/$s.json"
+done
