@@ -132,7 +132,10 @@ def ranked(tbtune, config, domain, dtype, strategy, profile, steps):
            "--strategy", strategy, "--top", "1000000", "--json"]
     if steps:
         cmd += ["--steps", str(steps)]
-    run = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"{tbtune}: {e.strerror} (build tbtune first, or name its folder with -b)")
     if run.returncode != 0:
         fail(f"tbtune model failed: {run.stderr.strip()}")
     return json.loads(run.stdout)["candidates"]

@@ -149,6 +149,15 @@ class ModelReplay(unittest.TestCase):
                               "--config", "j3d7pt", "--strategy", "wpipe3d"], capture_output=True, text=True)
         self.assertEqual(run.returncode, 2)
         self.assertIn("No such file", run.stderr)
+        path = os.path.join(self.tmp.name, "one.csv")
+        with open(path, "w") as f:
+            f.write("run,config,domain,dtype,strategy,params,status,gcells\n"
+                    f"1,j3d7pt,{DOMAIN},double,wpipe3d,{text(self.primaries[0]['params'])},ok,1.0\n")
+        run = subprocess.run([sys.executable, REPLAY, "-b", os.path.join(self.tmp.name, "no-build"), path, "--run",
+                              "1", "--config", "j3d7pt", "--strategy", "wpipe3d"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("build tbtune first", run.stderr)
+        self.assertNotIn("Traceback", run.stderr)
 
 
 if __name__ == "__main__":
