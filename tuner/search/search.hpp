@@ -89,8 +89,8 @@ inline constexpr double kRegisterEstimateSlack = 1.4;
 
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
 /// (the engine always runs it first). Model search, among the candidates it may choose
-/// (may_be_chosen_by_model), by prediction: the first `top`, then every further one with PP >= (1 - within) x the best PP, then
-/// further ones in rank order, predicted at least SearchDefaults::strategy_floor x the best PP,
+/// (may_be_chosen_by_model), by prediction: the first `top`, then every further one with
+/// PP >= (1 - within) x the best PP, then further ones in rank order, predicted at least SearchDefaults::strategy_floor x the best PP,
 /// of each strategy that has fewer than SearchDefaults::per_strategy among them (a candidate of
 /// one step: fewer than one), until it has that many; at most `max_candidates` in all; never a
 /// variant (it stands in for its primary: stand_ins). Exhaustive search: every candidate that

@@ -138,10 +138,10 @@ inline constexpr double kWpipe3dTightShare = 0.9;
 /// wpipe3d's Strategy::register_estimate_slack. Its estimate (1.5 x the values a thread holds
 /// across the barrier) overshoots ptxas' count where the count nears the cap: in exhaustive
 /// slices of the five 3D configs at two stages of four warps (H200, NVRTC 13.0; docs/tuning.md,
-/// "Register estimates near the cap"), 45 of the 135 shapes estimated at 1.0-1.2 times the cap
+/// "Slices of every 3D config"), 45 of the 135 shapes estimated at 1.0-1.2 times the cap
 /// compiled without spilling and 4 of the 154 at 1.2-1.4, and the fastest shapes of j3d13pt's
-/// slice (rx 3, cy 5, tw 1 at 278.1 GCells/s, estimated 297 registers, compiled at 255; three
-/// of its five fastest over the cap) and j3d7pt's (553.8, 288 estimated) were among them. The
+/// slice (rx 3, cy 5, tw 1 at 278.1 GCells/s, estimated 297 registers, compiled at 255; its
+/// five fastest trials all over the cap) and j3d7pt's (553.8, 288 estimated) were among them. The
 /// model search replayed over j3d13pt's slice reached 0.87 of its best held to the estimate and
 /// 0.98 with the slack. wpipe2d's estimate (the values alone) has none: over its cap few fit
 /// (j2d5pt's slice: 9 of 52 at 1.05-1.25), and with a slack of 1.2 its model search chose
