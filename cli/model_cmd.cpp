@@ -140,7 +140,10 @@ int run_model(const ModelArgs& a) {
     rows.push_back({c.strategy->name(), params_text(c.params), fixed(c.prediction.P_gcells),
                     fixed(c.prediction.V, 3), fixed(c.prediction.PP_gcells),
                     bottleneck_name(c.prediction.bottleneck), std::to_string(c.terms.smem_bytes),
-                    (c.prediction.fits ? "yes" : "no: " + c.prediction.why_not) +
+                    (c.prediction.fits ? "yes"
+                     : may_be_chosen_by_model(c)
+                         ? "ptxas decides: " + c.prediction.why_not + " by the estimate, within the strategy's slack"
+                         : "no: " + c.prediction.why_not) +
                         (c.primary ? " (variant: stands in for " + params_text(*c.primary) + ")" : "")});
   }
   print_table({"strategy", "params", "P GCells/s", "V", "PP GCells/s", "bound", "smem B", "fits"}, rows);

@@ -58,7 +58,7 @@ SearchOptions search_options(const TuneArgs& a) {
   return s;
 }
 
-/// "model search (top 8, within 3%, each strategy's best 4, at most 48)" or "exhaustive search".
+/// "model search (top 8, within 3%, each strategy's best 5, at most 48)" or "exhaustive search".
 std::string search_text(const SearchOptions& s) {
   if (s.mode == SearchMode::Exhaustive) return "exhaustive search";
   return fmt::format("model search (top {}, within {:g}%, each strategy's best {}, at most {})", s.top,
@@ -84,7 +84,9 @@ void print_ranking(const std::vector<RankedCandidate>& ranked, const DeviceProfi
     if (int(rows.size()) >= top) break;
     rows.push_back({c.strategy->name(), params_text(c.params), fixed(c.prediction.PP_gcells),
                     bottleneck_name(c.prediction.bottleneck),
-                    std::string(c.prediction.fits ? "yes" : "no") + (c.primary ? " (variant)" : "")});
+                    // Over the register file by the estimate, but within the strategy's slack.
+                    std::string(c.prediction.fits ? "yes" : may_be_chosen_by_model(c) ? "ptxas decides" : "no") +
+                        (c.primary ? " (variant)" : "")});
   }
   fmt::print("{} candidates; the model's best {} for the {} profile:\n", ranked.size(), rows.size(),
              profile.name);
