@@ -241,9 +241,11 @@ void add_tune_command(CLI::App& app, Action& action) {
   add_db_option(cmd, args->db);
   cmd->add_option("--device", args->device, "CUDA device number")->capture_default_str();
   cmd->add_option("--search", args->search,
-                  "model: the model's top K plus everything predicted within --within of its best, "
-                  "plus up to each strategy's best 4 (one-step kernels: its best) predicted at least 0.4 of the best, "
-                  "at most --max-candidates; exhaustive: every candidate that fits on chip")
+                  fmt::format("model: the model's top K plus everything predicted within --within of its best, "
+                              "plus up to each strategy's best {} (one-step kernels: its best) predicted at least "
+                              "{:g} of the best, at most --max-candidates; exhaustive: every candidate that may fit "
+                              "on chip (ptxas decides the registers)",
+                              SearchDefaults::per_strategy, SearchDefaults::strategy_floor))
       ->capture_default_str()->check(CLI::IsMember({"model", "exhaustive"}));
   cmd->add_option("--top", args->top, "K: candidates the model search always times")
       ->capture_default_str()->check(CLI::Range(0, 100000));
