@@ -91,6 +91,7 @@ int run_model(const ModelArgs& a) {
     c.params = s->complete(p, parse_params(a.params));
     c.primary = s->primary_of(p, *profile, c.params);
     c.prediction = predict_candidate(*s, p, c.params, *profile, &c.terms);
+    set_register_slack(c, *profile);
     ranked.push_back(c);
   } else {
     ranked = rank_candidates(p, *profile, a.strategy);

@@ -171,10 +171,14 @@ def main():
                                args.profile, steps)
              if all(c["params"].get(k) == v for k, v in common.items())]
     measured = {k: float(r["gcells"]) for k, r in trials.items() if r["status"] == "ok"}
+    if not measured:
+        fail(f"{args.trials}: no trial of the slice ran (status ok)")
     best_key = max(measured, key=measured.get)
     # The search chooses among the shapes that fit or may fit (by the register slack of a
     # model search), by prediction; stand-ins among those that fit by the estimate.
     fitting = [c for c in cands if c["fits"]]
+    if any("model_search_may_choose" not in c for c in cands):
+        fail(f"{args.build}/tbtune model --json has no model_search_may_choose: rebuild tbtune")
     primaries = sorted((c for c in cands if c["model_search_may_choose"] and not c["variant"]),
                        key=lambda c: -c["PP_gcells"])
     if not primaries:
@@ -190,26 +194,26 @@ def main():
         r = trials.get(params_key(c["params"]))
         return r["status"] if r else "unmeasured"
 
-    # Stand-ins: the passed-over shapes' variants (late 0 may fit where late 1 spilled), then
-    # the next primaries in rank order.
-    timed, queue = [], []
+    # Stand-ins, as tuner/search/search.cpp's stand_ins lists them: the selected shapes' late 0
+    # variants that fit by the estimate (late 0 may fit where late 1 spilled), in the
+    # selection's order, then the other shapes that fit by the estimate, in rank order; 3
+    # places per selected shape. The engine hands the next one to each trial passed over (not
+    # compiled, or pruned after compiling), a stand-in's own included.
+    def same_shape(a, b):
+        return {k: x for k, x in a["params"].items() if k != "late"} == {k: x for k, x in b["params"].items() if k != "late"}
+
     chosen = {params_key(c["params"]) for c in selected}
-    for c in selected:
-        if status(c) == "ok" or status(c) == "unmeasured":
+    stand = [v for c in selected for v in fitting if v["variant"] and v["params"].get("late") == 0 and same_shape(v, c)]
+    stand += [p for p in fitting if not p["variant"] and params_key(p["params"]) not in chosen]
+    stand = stand[:3 * len(selected)]
+    timed, todo, owed = [], list(selected), 0
+    for c in todo:  # grows as stand-ins are owed
+        if status(c) in ("skipped", "resources", "compile_error"):
+            if owed < len(stand):
+                todo.append(stand[owed])
+                owed += 1
+        else:
             timed.append(c)
-            continue
-        queue += [v for v in fitting if v["variant"] and v["params"].get("late") == 0 and
-                  {k: x for k, x in v["params"].items() if k != "late"} ==
-                  {k: x for k, x in c["params"].items() if k != "late"}]
-    rest = iter(p for p in fitting if not p["variant"] and params_key(p["params"]) not in chosen)
-    for _ in range(len(selected) - len(timed)):
-        while True:
-            nxt = queue.pop(0) if queue else next(rest, None)
-            if nxt is None or status(nxt) != "skipped":
-                break
-        if nxt is None:
-            break
-        timed.append(nxt)
 
     # Spearman's rank correlation of the predictions with the measurements over the shapes that ran.
     ran = [c for c in cands if params_key(c["params"]) in measured]

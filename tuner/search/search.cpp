@@ -42,6 +42,19 @@ Prediction predict_candidate(const Strategy& strategy, const Problem& problem,
   return full;
 }
 
+void set_register_slack(RankedCandidate& c, const DeviceProfile& device) {
+  ModelTerms exact = c.terms;
+  exact.regs_per_thread = 0;
+  const bool exactly = resource_check(exact, device).empty();
+  const auto fits_with_slack = [&](double slack) {
+    ModelTerms fewer = c.terms;
+    fewer.regs_per_thread = int(c.terms.regs_per_thread / slack);
+    return exactly && resource_check(fewer, device).empty();
+  };
+  c.may_fit = fits_with_slack(kRegisterEstimateSlack);
+  c.may_fit_model_search = fits_with_slack(c.strategy->register_estimate_slack());
+}
+
 std::vector<RankedCandidate> rank_candidates(const Problem& problem, const DeviceProfile& device,
                                              const std::string& only_strategy, const Params& only_params) {
   const auto wanted = [&](const Params& p) {
@@ -68,19 +81,12 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
       c.prediction = predict_candidate(*s, problem, p, device, &c.terms);
       // Asked for by name, only the exact limits rule a candidate out; an exhaustive search
       // compiles what ptxas may fit. In both ptxas decides the registers (prune_after_compile).
-      ModelTerms exact = c.terms;
-      exact.regs_per_thread = 0;
-      const std::string why_not_exactly = resource_check(exact, device);
-      const auto fits_with_slack = [&](double slack) {
-        ModelTerms fewer = c.terms;
-        fewer.regs_per_thread = int(c.terms.regs_per_thread / slack);
-        return why_not_exactly.empty() && resource_check(fewer, device).empty();
-      };
-      c.may_fit = fits_with_slack(kRegisterEstimateSlack);
-      c.may_fit_model_search = fits_with_slack(s->register_estimate_slack());
+      set_register_slack(c, device);
       if (!only_params.empty() && !c.prediction.fits) {
-        c.prediction.why_not = why_not_exactly;
-        c.prediction.fits = why_not_exactly.empty();
+        ModelTerms exact = c.terms;
+        exact.regs_per_thread = 0;
+        c.prediction.why_not = resource_check(exact, device);
+        c.prediction.fits = c.prediction.why_not.empty();
         c.may_fit = c.may_fit_model_search = c.prediction.fits;
       }
       out.push_back(std::move(c));
@@ -106,7 +112,7 @@ bool may_be_feasible(const RankedCandidate& c) {
 }
 
 bool may_be_chosen_by_model(const RankedCandidate& c) {
-  return c.strategy->name() != "naive" && (c.prediction.fits || c.may_fit_model_search);
+  return c.strategy->name() != "naive" && !c.primary && (c.prediction.fits || c.may_fit_model_search);
 }
 
 namespace {
@@ -137,7 +143,7 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
   }
   std::vector<RankedCandidate> choosable;
   for (const auto& c : ranked)
-    if (may_be_chosen_by_model(c) && !is_variant(c)) choosable.push_back(c);
+    if (may_be_chosen_by_model(c)) choosable.push_back(c);
   if (choosable.empty()) return choosable;
 
   // `ranked` puts what fits by the estimate first; by prediction alone, the first candidate
@@ -160,7 +166,7 @@ std::vector<RankedCandidate> select_candidates(const std::vector<RankedCandidate
   // best of its 16 first (wpipe3d on the 3D configs, H100; docs/bench-3d.md). A one-step
   // strategy (stream) gets its best alone: its candidates are memory-bound and predicted alike
   // (j2d49pt: every one 172.9), and topping it up made j2d49pt's tune 59.4 s where it was 40.1.
-  // `choosable` is in rank order and `out` is a prefix of it.
+  // `choosable` is in prediction order and `out` is a prefix of it.
   const double floor = SearchDefaults::strategy_floor * choosable.front().prediction.PP_gcells;
   std::map<const Strategy*, int> held;
   for (const auto& c : out) ++held[c.strategy];

@@ -58,12 +58,18 @@ inline constexpr double kRegisterEstimateSlack = 1.4;
                                                            const std::string& only_strategy = {},
                                                            const Params& only_params = {});
 
+/// Fills c.may_fit and c.may_fit_model_search from c.terms: whether `c` fits by the limits the
+/// model knows exactly, and by the register file with kRegisterEstimateSlack and with its
+/// strategy's slack (Strategy::register_estimate_slack) times fewer registers than estimated.
+void set_register_slack(RankedCandidate& c, const DeviceProfile& device);
+
 /// Whether `c` fits on chip by the model's estimate and is not the naive reference (which the
 /// engine always runs first, outside the search). Stand-ins are chosen among these.
 [[nodiscard]] bool is_feasible(const RankedCandidate& c);
 
-/// Whether a model search may choose `c`: not the naive reference, and it fits or may fit by
-/// its strategy's slack (RankedCandidate::may_fit_model_search).
+/// Whether a model search may choose `c`: not the naive reference, not a variant (it stands in
+/// for its primary only: stand_ins), and it fits or may fit by its strategy's slack
+/// (RankedCandidate::may_fit_model_search).
 [[nodiscard]] bool may_be_chosen_by_model(const RankedCandidate& c);
 
 /// Whether an exhaustive search chooses `c`: not the naive reference, and ptxas may fit it
@@ -90,7 +96,7 @@ inline constexpr double kRegisterEstimateSlack = 1.4;
 /// The candidates to compile and time, best predicted first, leaving out the naive reference
 /// (the engine always runs it first). Model search, among the candidates it may choose
 /// (may_be_chosen_by_model), by prediction: the first `top`, then every further one with
-/// PP >= (1 - within) x the best PP, then further ones in rank order, predicted at least SearchDefaults::strategy_floor x the best PP,
+/// PP >= (1 - within) x the best PP, then further ones in that order, predicted at least SearchDefaults::strategy_floor x the best PP,
 /// of each strategy that has fewer than SearchDefaults::per_strategy among them (a candidate of
 /// one step: fewer than one), until it has that many; at most `max_candidates` in all; never a
 /// variant (it stands in for its primary: stand_ins). Exhaustive search: every candidate that
