@@ -136,8 +136,9 @@ int run_model(const ModelArgs& a) {
              p.stencil.name, dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius,
              p.stencil.points.size(), p.stencil.flops, profile->name, ranked.size());
   std::vector<std::vector<std::string>> rows;
+  const std::vector<RankedCandidate> in_order = in_model_search_order(ranked);
   for (std::size_t i = 0; i < shown; ++i) {
-    const auto& c = ranked[i];
+    const auto& c = in_order[i];
     rows.push_back({c.strategy->name(), params_text(c.params), fixed(c.prediction.P_gcells),
                     fixed(c.prediction.V, 3), fixed(c.prediction.PP_gcells),
                     bottleneck_name(c.prediction.bottleneck), std::to_string(c.terms.smem_bytes),

@@ -111,7 +111,7 @@ int no_gpu(const TuneArgs& a, const Problem& p, const NoGpuError& e) {
   }
   fmt::print("{}: {} ({}, {}, radius {}, {} points)\n", a.problem.spec_path, p.stencil.name,
              dtype_name(p.dtype), shape_name(p.stencil.shape), p.stencil.radius, p.stencil.points.size());
-  print_ranking(ranked, profile, 10);
+  print_ranking(in_model_search_order(ranked), profile, 10);
   fmt::print("the {} would time {}\n", search_text(search), selected_text(selected, space, search.mode));
   fmt::print("\nTiming needs an NVIDIA GPU: {}.\n"
              "Nothing was timed or stored. Run this on a GPU node to tune.\n", e.what());

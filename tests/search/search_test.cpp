@@ -116,6 +116,11 @@ TEST(Search, ModelChoosesWithinTheStrategysRegisterSlack) {
   EXPECT_TRUE(may_be_chosen_by_model(ranked.back()));
   EXPECT_FALSE(is_feasible(ranked.back()));
   EXPECT_EQ(ids(stand_ins(ranked, {ranked.back()}, 1)), (std::vector<int>{0}));
+  // Shown as the model search sees it: by prediction, the one over the estimate first, naive
+  // in its place; a variant over the estimate (which no search chooses) after everything else.
+  EXPECT_EQ(ids(in_model_search_order(ranked)), (std::vector<int>{6, 0, 99, 1, 2, 3, 4, 5}));
+  ranked.back().primary = Params{{"id", 0}};
+  EXPECT_EQ(ids(in_model_search_order(ranked)), (std::vector<int>{0, 99, 1, 2, 3, 4, 5, 6}));
 }
 
 TEST(Search, ExhaustiveTakesEveryFittingCandidate) {

@@ -103,6 +103,15 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
   return out;
 }
 
+std::vector<RankedCandidate> in_model_search_order(std::vector<RankedCandidate> ranked) {
+  const auto considered = [](const RankedCandidate& c) { return c.prediction.fits || may_be_chosen_by_model(c); };
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const RankedCandidate& a, const RankedCandidate& b) {
+    if (considered(a) != considered(b)) return considered(a);
+    return a.prediction.PP_gcells > b.prediction.PP_gcells;
+  });
+  return ranked;
+}
+
 bool is_feasible(const RankedCandidate& c) {
   return c.strategy->name() != "naive" && c.prediction.fits;
 }

@@ -63,6 +63,12 @@ inline constexpr double kRegisterEstimateSlack = 1.4;
 /// strategy's slack (Strategy::register_estimate_slack) times fewer registers than estimated.
 void set_register_slack(RankedCandidate& c, const DeviceProfile& device);
 
+/// `ranked` as a model search sees it, for showing: the candidates that fit by the estimate or
+/// that a model search may choose over it (may_be_chosen_by_model), best predicted first, then
+/// the others. rank_candidates puts those that fit by the estimate first,
+/// which an exhaustive search and the stand-ins keep to.
+[[nodiscard]] std::vector<RankedCandidate> in_model_search_order(std::vector<RankedCandidate> ranked);
+
 /// Whether `c` fits on chip by the model's estimate and is not the naive reference (which the
 /// engine always runs first, outside the search). Stand-ins are chosen among these.
 [[nodiscard]] bool is_feasible(const RankedCandidate& c);
