@@ -198,17 +198,8 @@ TEST(Search, ExhaustiveLetsPtxasDecideTheRegisters) {
   EXPECT_FALSE(may_be_chosen_by_model(*w));
   EXPECT_TRUE(may_be_feasible(*w));  // but an exhaustive search times it
   int over = 0;
-  for (const auto& c : select_candidates(ranked, SearchOptions{})) {
-    EXPECT_TRUE(may_be_chosen_by_model(c)) << params_text(c.params);
-    EXPECT_FALSE(c.primary.has_value()) << params_text(c.params);
-    over += !c.prediction.fits;
-  }
+  for (const auto& c : select_candidates(ranked, SearchOptions{})) over += !c.prediction.fits;
   EXPECT_GT(over, 0);  // on the H200 profile the default selection holds shapes over the estimate
-  for (const auto& c : ranked) {
-    if (c.primary) {
-      EXPECT_FALSE(may_be_chosen_by_model(c)) << params_text(c.params);
-    }
-  }
   // Other strategies keep to their estimate.
   EXPECT_DOUBLE_EQ(find_strategy("wpipe2d")->register_estimate_slack(), 1.0);
 }
