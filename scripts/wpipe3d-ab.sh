@@ -15,11 +15,10 @@ shift 2
 [ -x "$build/tbtune" ] || { echo "wpipe3d-ab: no $build/tbtune" >&2; exit 2; }
 [ $# -gt 0 ] || { echo "wpipe3d-ab: no shapes given" >&2; exit 2; }
 mkdir -p "$out"
-declare -A domain=([j3d7pt]=572x216x2560 [poisson]=360x308x2560 [j3d27pt]=540x220x2560 [j3d13pt]=572x216x2560
-                   [j3d17pt]=384x352x2560)
+source scripts/faststencil-domains.sh
 for v in "$@"; do
   spec=${v%%:*}
-  [[ -v domain[$spec] ]] || { echo "wpipe3d-ab: '$spec' is not a 3D config (${!domain[*]})" >&2; exit 2; }
+  [[ ${domain[$spec]:-} == *x*x* ]] || { echo "wpipe3d-ab: '$spec' is not a 3D config with a domain in scripts/faststencil-domains.sh" >&2; exit 2; }
 done
 shapes=("$@") failed=0
 for ((round = 1; round <= ${ROUNDS:-2}; ++round)); do

@@ -15,10 +15,9 @@ export TBTUNE_SOURCE_DIR=$PWD TBTUNE_CLI=$PWD/$build/tbtune
 [ "${TESTS:-1}" = 0 ] || "$build/tests/gpu_test" --gtest_brief=1 \
   --gtest_filter='Specs/*.Run/j3d*:Specs/*.Run/poisson:Specs/*.Run/*3d*' 2>&1 |
   grep -E 'FAILED|Failure|Expected|Which is|no point|PASSED|tests from' | head -40
-# FastStencil's H100 domains (its parameter table's tiles x 6 and x 11, 2560 planes) and the
-# shapes of that table, in wpipe3d's parameters (j3d17pt: none; the configs' own domain).
-declare -A domain=([j3d7pt]=572x216x2560 [poisson]=360x308x2560 [j3d27pt]=540x220x2560 [j3d13pt]=572x216x2560
-                   [j3d17pt]=384x352x2560)
+# FastStencil's H100 domains and the shapes of its parameter table, in wpipe3d's parameters
+# (j3d17pt: none).
+source scripts/faststencil-domains.sh
 declare -A shape=([j3d7pt]="rx=2 cy=7 wy=4 warps=2 tw=3" [poisson]="rx=3 cy=8 wy=4 warps=3 tw=1"
                   [j3d27pt]="rx=3 cy=6 wy=4 warps=3 tw=1" [j3d13pt]="rx=3 cy=6 wy=4 warps=2 tw=1")
 summary() {  # the five fastest trials of a tune's JSON, and the winner

@@ -12,11 +12,10 @@
 set -uo pipefail
 build=$(realpath -m "${1:-build-gpu}") out=$(realpath -m "${2:-${OUT:-wpipe3d-slices}}")
 cd "$(dirname "$0")/.."
-declare -A domain=([j3d7pt]=572x216x2560 [poisson]=360x308x2560 [j3d27pt]=540x220x2560 [j3d13pt]=572x216x2560
-                   [j3d17pt]=384x352x2560)
+source scripts/faststencil-domains.sh
 specs=${SPECS:-poisson j3d27pt j3d13pt j3d17pt j3d7pt}
 for s in $specs; do  # before any GPU time is spent
-  [[ -v domain[$s] ]] || { echo "wpipe3d-slices: no domain for '$s' (have: ${!domain[*]})" >&2; exit 2; }
+  [[ ${domain[$s]:-} == *x*x* ]] || { echo "wpipe3d-slices: '$s' is not a 3D config with a domain in scripts/faststencil-domains.sh" >&2; exit 2; }
 done
 [ -x "$build/tbtune" ] || { echo "wpipe3d-slices: no $build/tbtune (scripts/pack-gpu.sh makes build-gpu)" >&2; exit 2; }
 mkdir -p "$out"
