@@ -35,8 +35,10 @@ void Progress::operator()(const TuneEvent& e) {
     const Trial& t = *e.trial;
     std::string msg = t.message.substr(0, t.message.find('\n'));
     if (msg.size() > 200) msg = msg.substr(0, 200) + "...";
-    fmt::print(out_, "{}tbtune: [{}/{}] {} {} {}{}{}{}\n", tty_ ? "\r\x1b[K" : "", done, e.total,
-               t.strategy, params_text(t.params), trial_status_name(t.status),
+    // The seconds since the search started, so that a job log shows where a tune's time went
+    // (which trials waited on compiles).
+    fmt::print(out_, "{}tbtune: [{}/{}, {:.1f} s] {} {} {}{}{}{}\n", tty_ ? "\r\x1b[K" : "", done, e.total,
+               e.elapsed_s, t.strategy, params_text(t.params), trial_status_name(t.status),
                t.status == TrialStatus::Ok ? fmt::format(" {:.1f} GCells/s", t.gcells_median) : "",
                t.reused ? " (stored)" : "", msg.empty() ? "" : ": " + msg);
   }

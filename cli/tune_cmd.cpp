@@ -270,7 +270,9 @@ void add_tune_command(CLI::App& app, Action& action) {
                   "does not rule them out; ptxas does)");
   cmd->add_flag("--json", args->json, "print JSON (no progress output)");
   cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
-  cmd->add_flag("-v,--verbose", args->verbose, "one progress line per trial, with its status and message");
+  cmd->add_flag("-v,--verbose", args->verbose,
+                "one progress line per trial: the seconds since the search started, its status "
+                "and message");
   cmd->add_flag("--no-probe", args->no_probe,
                 "without a stored profile for this GPU, use the built-in one instead of probing");
   cmd->callback([&action, args] { action = [args] { return run_tune(*args); }; });

@@ -62,7 +62,7 @@ TEST(Progress, QuietPrintsNothing) {
   EXPECT_TRUE(c.text().empty());
 }
 
-TEST(Progress, VerboseGivesOneLinePerTrialWithStatusAndMessage) {
+TEST(Progress, VerboseGivesOneLinePerTrialWithItsTimeStatusAndMessage) {
   Capture c;
   Progress p(Verbosity::Verbose, false, c.file);
   Trial bad = ok_trial(0);
@@ -73,9 +73,9 @@ TEST(Progress, VerboseGivesOneLinePerTrialWithStatusAndMessage) {
   finish(p, bad, 1, 3, 0.2);
   finish(p, good, 2, 3, 0.3);
   const std::string out = c.text();
-  EXPECT_NE(out.find("[2/3] stream  timeout: no answer within 60 s\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("[2/3, 0.2 s] stream  timeout: no answer within 60 s\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("second line"), std::string::npos);
-  EXPECT_NE(out.find("[3/3] stream  ok 3.0 GCells/s"), std::string::npos) << out;
+  EXPECT_NE(out.find("[3/3, 0.3 s] stream  ok 3.0 GCells/s"), std::string::npos) << out;
   EXPECT_EQ(lines(out), 3 + 2);  // per trial, plus the plain lines at the start and the end
 }
 
