@@ -29,5 +29,18 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # The instrumented code runs several times slower: the spec limits' time bounds (which catch
 # quadratic work, not a slow machine) are scaled (tests/spec/limits_test.cpp).
 export TBTUNE_TEST_TIME_SCALE=10
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE gpu \
-  -E '^(codegen_test|regs_survey_test|slurm_test|package_consumer_test)$'
+suite=(ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE gpu
+  -E '^(codegen_test|regs_survey_test|slurm_test|package_consumer_test)$')
+log="$build/sanitize-suite.log"
+"${suite[@]}" 2>&1 | tee "$log" && exit 0
+# LeakSanitizer's own tracer once crashed at a test's exit after all of its tests had passed
+# ("Tracer caught signal 11 ... LeakSanitizer has encountered a fatal error", read_only_test,
+# 2026-12-02; 26 reruns passed): a fault of the tool, not a report. When that is the only kind of
+# failure, the failed tests run once more; a sanitizer report or a failed test fails the suite.
+if grep -q "LeakSanitizer has encountered a fatal error" "$log" &&
+  ! grep -qE "ERROR: (AddressSanitizer|LeakSanitizer: detected)|runtime error:|\[  FAILED  \]" "$log"; then
+  echo "sanitize.sh: LeakSanitizer's tracer failed, not a test; the failed tests once more"
+  "${suite[@]}" --rerun-failed
+else
+  exit 1
+fi
