@@ -5,8 +5,9 @@
 #     finish with exit 0, record them as launch_error and timeout, restart the worker, and
 #     store a verified winner that `tbtune lookup` finds;
 #  2. kill -9 + resume: a tune killed with SIGKILL mid-way leaves its finished trials in the
-#     cache and no worker behind; running it again re-times none of them;
-#  3. SIGTERM: the tune stops after the current candidate, stores the winner so far, exits 130.
+#     cache and no worker or compile process behind; running it again re-times none of them;
+#  3. SIGTERM: the tune stops after the current candidate, stores the winner so far, exits 130,
+#     and leaves no process behind.
 # Usage: scripts/engine-gpu-check.sh [BUILD_DIR]   (default: build; needs python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +47,7 @@ wait "$pid" 2>/dev/null || true
 before="$(trials_in "$DB2")"
 [ "$before" -ge 3 ] || fail "only $before trials stored before the kill"
 sleep 1
-if pgrep -f "$BIN worker" >/dev/null; then fail "a worker outlived its killed tune"; fi
+if pgrep -f "$BIN (compile-)?worker" >/dev/null; then fail "a worker or compile process outlived its killed tune"; fi
 "$BIN" "${ARGS[@]}" >"$WORK/resume.json" || fail "the resumed tune failed"
 reused="$(json "$WORK/resume.json" "j['reused']")"
 [ "$reused" = "$before" ] || fail "resumed tune reused $reused trials, expected $before"
@@ -70,4 +71,5 @@ rc=$?
 set -e
 [ "$rc" = 130 ] || fail "SIGTERM: exit code $rc, expected 130"
 "$BIN" lookup "$SPEC" --steps 2000 --db "$DB3" >/dev/null || fail "SIGTERM: no winner so far stored"
+if pgrep -f "$BIN (compile-)?worker" >/dev/null; then fail "SIGTERM: a worker or compile process outlived the tune"; fi
 echo "engine-gpu-check: all checks passed"

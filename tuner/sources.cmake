@@ -32,6 +32,7 @@ set(TBTUNE_GPU_SOURCES
   tuner/gpu/probe.cpp
   tuner/gpu/protocol.cpp
   tuner/gpu/supervisor.cpp
+  tuner/gpu/compile_worker.cpp
   tuner/gpu/messages.cpp
   tuner/gpu/plant.cpp
   tuner/gpu/worker.cpp

@@ -322,6 +322,35 @@ TEST_F(EngineTest, AStandInCompilesOnceACompilePrunes) {
   EXPECT_EQ(compiles_, 5);  // naive, 1-3 and 4; 5 is not needed
 }
 
+// With compile_ahead, a compile that prunes a candidate starts its stand-in and the one after it
+// (threads being idle), and stop_compiles is called once, at the end; the stand-in compiled
+// ahead is not timed when no place needs it.
+TEST_F(EngineTest, StandInsCompileAheadAndTheEndStopsTheCompiles) {
+  resources_[source(1)] = KernelResources{32, 8, 16, 0, 0};  // spills: 4 stands in, 5 ahead
+  FakeMeasurer m;
+  EngineOptions o = options();
+  o.max_timed = 3;
+  o.compile_threads = 8;
+  o.compile_ahead = 1;
+  int stops = 0;
+  o.stop_compiles = [&] { ++stops; };
+  const EngineResult r = run(m, o);
+  ASSERT_EQ(r.trials.size(), 5u);  // naive, the pruned one, 2-4
+  expect_tally(r.tally, {3, 0, 1, 0, 0});
+  for (const auto& call : m.calls) EXPECT_NE(call.first, 5);
+  EXPECT_EQ(compiles_, 6);  // naive, 1-3, the stand-in 4 and 5 ahead of need
+  EXPECT_EQ(stops, 1);
+
+  // Without compile_ahead, as before: 5 is never compiled.
+  compiles_ = 0;
+  o.compile_ahead = 0;
+  o.fresh = true;
+  FakeMeasurer again;
+  (void)run(again, o);
+  EXPECT_EQ(compiles_, 5);
+  EXPECT_EQ(stops, 2);
+}
+
 // A stand-in takes the place of a pruned candidate of its own strategy only: where wpipe2d's
 // selected shape spills, the next wpipe2d shape is timed, not a cmq2d one ranked above it.
 TEST_F(EngineTest, StandInsAreOfTheStrategyPassedOver) {

@@ -45,6 +45,29 @@ TEST(ThreadPool, DestructorDropsPendingTasksAndJoinsRunningOnes) {
   EXPECT_THROW(pending.get(), std::future_error);  // broken promise, not a hang
 }
 
+TEST(ThreadPool, IdleCountsThreadsNeitherRunningNorOwedATask) {
+  ThreadPool pool(2);
+  EXPECT_EQ(pool.idle(), 2u);
+  std::promise<void> release;
+  std::shared_future<void> go = release.get_future().share();
+  std::atomic<int> started{0};
+  auto first = pool.submit([&] {
+    ++started;
+    go.wait();
+  });
+  for (int i = 0; i < 500 && started == 0; ++i) std::this_thread::sleep_for(2ms);
+  EXPECT_EQ(pool.idle(), 1u);  // one running
+  auto second = pool.submit([&] { go.wait(); });
+  auto third = pool.submit([&] { go.wait(); });
+  EXPECT_EQ(pool.idle(), 0u);  // one running, one running or queued, one queued
+  release.set_value();
+  first.get();
+  second.get();
+  third.get();
+  for (int i = 0; i < 500 && pool.idle() < 2; ++i) std::this_thread::sleep_for(2ms);
+  EXPECT_EQ(pool.idle(), 2u);
+}
+
 TEST(CompileCache, ConcurrentCompilesOfOneSourceLeaveOneWholeFile) {
   const fs::path dir = fs::temp_directory_path() / ("tbtune_pool_test_" + std::to_string(getpid()));
   fs::remove_all(dir);

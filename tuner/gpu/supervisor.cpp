@@ -87,7 +87,13 @@ Supervisor::~Supervisor() {
 }
 
 bool Supervisor::ensure_started() {
-  if (pid_ > 0) return false;
+  if (pid_ > 0) {
+    // A child that ended while idle (killed with the thread that started it, say: see
+    // child_common) is reaped and replaced, so that the next job does not fail on it.
+    siginfo_t info{};
+    if (waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0) return false;
+    (void)reap(false);
+  }
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     throw Error(fmt::format("cannot create the worker channel: {}", std::strerror(errno)));
@@ -106,7 +112,10 @@ bool Supervisor::ensure_started() {
     _exit(0);  // never run the parent's atexit handlers or destructors in the child
   }
   ::close(fds[1]);
-  pid_ = pid;
+  {
+    const std::lock_guard lock(pid_mutex_);
+    pid_ = pid;
+  }
   fd_ = fds[0];
   ++starts_;
   return true;
@@ -140,25 +149,31 @@ void Supervisor::kill_child() {
   if (pid_ > 0) (void)reap(true);
 }
 
+void Supervisor::interrupt() {
+  const std::lock_guard lock(pid_mutex_);
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+}
+
 std::string Supervisor::reap(bool kill) {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   if (pid_ <= 0) return "not running";
   // A child that closed the channel is normally on its way out (tearing down a CUDA context
-  // takes a moment); one that lingers past the grace period is killed.
+  // takes a moment); one that lingers past the grace period is killed. The waits leave the
+  // child unreaped (WNOWAIT), so that its pid stays its own until reaped under pid_mutex_.
+  bool ended = false;
+  for (int i = 0; !kill && i < 250 && !ended; ++i) {
+    siginfo_t info{};
+    ended = waitid(P_PID, id_t(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::lock_guard lock(pid_mutex_);
+  if (!ended) ::kill(pid_, SIGKILL);
   int status = 0;
   pid_t r = 0;
-  for (int i = 0; !kill && i < 250 && r == 0; ++i) {
-    r = waitpid(pid_, &status, WNOHANG);
-    if (r == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (r < 0 && errno == EINTR) r = 0;
-  }
-  if (r <= 0) {
-    ::kill(pid_, SIGKILL);
-    do {
-      r = waitpid(pid_, &status, 0);
-    } while (r < 0 && errno == EINTR);
-  }
+  do {
+    r = waitpid(pid_, &status, 0);
+  } while (r < 0 && errno == EINTR);
   pid_ = -1;
   return r < 0 ? "ended (not reaped)" : describe(status);
 }

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,14 +50,19 @@ class Supervisor {
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
 
-  /// Starts a child if none is running; true when it started one (the caller may owe the new
-  /// child some set-up jobs). Throws Error when fork() fails.
+  /// Starts a child if none is running (reaping one that ended meanwhile); true when it started
+  /// one (the caller may owe the new child some set-up jobs). The child is killed when the
+  /// thread that started it ends (PR_SET_PDEATHSIG). Throws Error when fork() fails.
   bool ensure_started();
   /// Sends `request` (starting a child if needed) and waits up to `timeout_s` seconds (<= 0:
   /// forever) for the answer.
   [[nodiscard]] CallResult call(const std::string& request, double timeout_s);
   /// Ends the child now (SIGKILL) and reaps it.
   void kill_child();
+  /// Sends SIGKILL to the child, if one runs, without reaping it: the one call that may come
+  /// from another thread, while call() waits (which then reports Died). The child's pid is
+  /// reaped only under the same lock, so the signal never reaches a process that took it over.
+  void interrupt();
 
   [[nodiscard]] bool running() const { return pid_ > 0; }
   [[nodiscard]] int starts() const { return starts_; }
@@ -67,6 +73,7 @@ class Supervisor {
   std::string reap(bool kill);
 
   Launcher launcher_;
+  std::mutex pid_mutex_;  // held while pid_ is set or reaped, and by interrupt()
   pid_t pid_ = -1;
   int fd_ = -1;
   int starts_ = 0;

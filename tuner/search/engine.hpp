@@ -50,6 +50,15 @@ struct EngineOptions {
   /// ran faster: the cache keeps the fastest candidate it knows, which applications look up.
   bool keep_faster_winner = false;
   unsigned compile_threads = 0;     ///< 0: one per hardware thread
+  /// Stand-ins compiled ahead of need: when a compile passes a candidate over, its strategy's
+  /// next stand-in compiles (it takes the place), and up to this many after it too while
+  /// compile threads are idle, in case it is passed over as well. Only worth it where
+  /// stop_compiles ends compiles still running: those no place needed would hold the end.
+  int compile_ahead = 0;
+  /// Called once the search needs no more compiles (it ended, was stopped or failed), before
+  /// the engine waits for its compile threads: ends the compiles still running (empty: they
+  /// run to their end).
+  std::function<void()> stop_compiles;
   const std::atomic<bool>* stop = nullptr;  ///< set (by a signal handler) to stop early
   CompileFn compile = compile_cuda; ///< replaced in tests
   std::string work_dir;             ///< CUBIN files and the reference output; empty: a temp dir

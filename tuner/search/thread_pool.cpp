@@ -30,6 +30,12 @@ void ThreadPool::push(std::function<void()> task) {
   ready_.notify_one();
 }
 
+unsigned ThreadPool::idle() {
+  const std::lock_guard lock(mutex_);
+  const std::size_t taken = running_ + queue_.size();
+  return taken >= threads_.size() ? 0 : unsigned(threads_.size() - taken);
+}
+
 void ThreadPool::loop() {
   for (;;) {
     std::function<void()> task;
@@ -39,8 +45,11 @@ void ThreadPool::loop() {
       if (stopping_) return;
       task = std::move(queue_.front());
       queue_.pop_front();
+      ++running_;
     }
     task();  // packaged_task stores any exception in its future
+    const std::lock_guard lock(mutex_);
+    --running_;
   }
 }
 

@@ -33,6 +33,8 @@ class ThreadPool {
   }
 
   [[nodiscard]] unsigned size() const { return unsigned(threads_.size()); }
+  /// Threads that would start a task submitted now: neither running one nor owed to one queued.
+  [[nodiscard]] unsigned idle();
 
  private:
   void push(std::function<void()> task);
@@ -41,6 +43,7 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;
+  unsigned running_ = 0;  // tasks being run
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

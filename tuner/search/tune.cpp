@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "tuner/gpu/compile_worker.hpp"
 #include "tuner/gpu/nvrtc.hpp"
 #include "tuner/gpu/probe.hpp"
 #include "tuner/search/worker_measurer.hpp"
@@ -130,6 +131,15 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   eo.stop = options.stop;
   eo.max_timed = choice.stand_ins ? choice.selected : 0;
   eo.keep_faster_winner = !options.only_strategy.empty() || !options.only_params.empty();
+  // Compiles run in `tbtune compile-worker` processes, so that the engine can end those it no
+  // longer needs (NVRTC cannot be stopped in a thread). Ended at the search's end, a stand-in
+  // compiled ahead of need costs only the cores it took.
+  CompileProcesses compiles(exec_launcher({exe, "compile-worker"}));
+  eo.compile = [&compiles](const std::string& source, const std::string& arch, const std::string& dir) {
+    return compiles.compile(source, arch, dir);
+  };
+  eo.stop_compiles = [&compiles] { compiles.stop(); };
+  eo.compile_ahead = 1;
   EngineResult er = run_engine(problem, result.key, choice.chosen, measurer, cache, eo, progress);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.record = tune_record(problem, options, result.key, space_size(choice.ranked),
