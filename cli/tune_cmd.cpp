@@ -182,8 +182,10 @@ int run_tune(const TuneArgs& a) {
   TuneResult r;
   try {
     Cache cache(db_path, Cache::Mode::ReadWrite);
-    Progress progress(a.quiet || a.json ? Verbosity::Quiet
-                                        : a.verbose ? Verbosity::Verbose : Verbosity::Normal);
+    // --json keeps stderr quiet unless -v asks for the trials' lines (a job log beside the JSON).
+    Progress progress(a.quiet || (a.json && !a.verbose) ? Verbosity::Quiet
+                      : a.verbose                      ? Verbosity::Verbose
+                                                       : Verbosity::Normal);
     r = tune(p, o, cache, std::ref(progress));
   } catch (const NoGpuError& e) {
     return no_gpu(a, p, e);
@@ -268,11 +270,12 @@ void add_tune_command(CLI::App& app, Action& action) {
                   "NAME=VALUE (repeatable): tune only candidates with these parameter values, e.g. "
                   "--strategy smtile3d --param t=2 --param tx=64 (the model's register estimate "
                   "does not rule them out; ptxas does)");
-  cmd->add_flag("--json", args->json, "print JSON (no progress output)");
-  cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
+  cmd->add_flag("--json", args->json, "print JSON on stdout (no progress output unless -v: its lines go to stderr)");
+  CLI::Option* quiet = cmd->add_flag("-q,--quiet", args->quiet, "no progress output");
   cmd->add_flag("-v,--verbose", args->verbose,
-                "one progress line per trial: the seconds since the search started, its status "
-                "and message");
+                   "one progress line per trial: the seconds since the search started, its status "
+                   "and message")
+      ->excludes(quiet);
   cmd->add_flag("--no-probe", args->no_probe,
                 "without a stored profile for this GPU, use the built-in one instead of probing");
   cmd->callback([&action, args] { action = [args] { return run_tune(*args); }; });

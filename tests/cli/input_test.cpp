@@ -162,6 +162,7 @@ TEST(CliInput, UsageErrorsAreOneLine) {
   expect_one_line_error(run({"check", config("j2d5pt"), "--bogus"}), "--bogus");
   expect_one_line_error(run({"frobnicate"}), "subcommand");
   expect_one_line_error(run({"tune", config("j2d5pt"), "--top", "x"}), "--top");
+  expect_one_line_error(run({"tune", config("j2d5pt"), "-q", "-v"}), "excludes");
 }
 
 TEST(CliInput, ModelProfileFlag) {
