@@ -351,6 +351,23 @@ TEST_F(EngineTest, StandInsCompileAheadAndTheEndStopsTheCompiles) {
   EXPECT_EQ(stops, 2);
 }
 
+// A stand-in compiled ahead and pruned may never be needed: its pass-over compiles nothing more
+// (one for a needed candidate would start the next stand-in).
+TEST_F(EngineTest, AStandInCompiledAheadAndPrunedStartsNoFurtherCompile) {
+  resources_[source(1)] = KernelResources{32, 8, 16, 0, 0};  // spills: 3 stands in, 4 ahead
+  resources_[source(4)] = KernelResources{32, 8, 16, 0, 0};  // spills too, unneeded: 3 fits
+  FakeMeasurer m;
+  EngineOptions o = options();
+  o.max_timed = 2;  // 1 and 2 selected; 3, 4 and 5 standing in
+  o.compile_threads = 8;
+  o.compile_ahead = 1;
+  const EngineResult r = run(m, o);
+  ASSERT_EQ(r.trials.size(), 4u);  // naive, the pruned 1, 2 and its stand-in 3
+  EXPECT_EQ(r.trials[3].params, candidates_[3].params);
+  expect_tally(r.tally, {2, 0, 1, 0, 0});
+  EXPECT_EQ(compiles_, 5);  // naive, 1-3 and 4 ahead; not 5
+}
+
 // A stand-in takes the place of a pruned candidate of its own strategy only: where wpipe2d's
 // selected shape spills, the next wpipe2d shape is timed, not a cmq2d one ranked above it.
 TEST_F(EngineTest, StandInsAreOfTheStrategyPassedOver) {

@@ -104,7 +104,7 @@ class EngineRun {
         o_(options), progress_(progress), n_(int(candidates.size())),
         stored_(candidates.size()), dir_(options.work_dir),
         reference_path_(dir_.file("reference.bin")), compiled_(candidates.size()),
-        pool_(options.compile_threads) {
+        queued_ahead_(candidates.size(), 0), pool_(options.compile_threads) {
     if (o_.max_timed > 0)
       for (int i = o_.max_timed + 1; i < n_; ++i) stand_ins_[candidate(i).strategy].push_back(i);
   }
@@ -183,11 +183,12 @@ class EngineRun {
       if (i == 0 || !stored_[std::size_t(i)]) queue_compile(i);
   }
 
-  /// Queues candidate i's compile unless it is queued already; called from the compiling
-  /// threads too (stand_in_for).
-  void queue_compile(int i) {
+  /// Queues candidate i's compile unless it is queued already (`ahead`: before any place needs
+  /// it); called from the compiling threads too (stand_in_for).
+  void queue_compile(int i, bool ahead = false) {
     const std::lock_guard lock(queue_mutex_);
     if (compiled_[std::size_t(i)].valid()) return;
+    queued_ahead_[std::size_t(i)] = ahead;
     const RankedCandidate* c = &candidate(i);
     const std::string path = dir_.file(fmt::format("c{}.cubin", i));
     compiled_[std::size_t(i)] = pool_.submit([c, i, path, this] {
@@ -209,11 +210,13 @@ class EngineRun {
   }
 
   /// Candidate i will be passed over: the next of its strategy's stand-ins not yet spoken for
-  /// starts compiling. Each call answers one pass-over, so no more stand-ins compile than take
-  /// places (but those compiled ahead), and settle's own queueing of the same ones finds them
-  /// queued. With compile_ahead, the stand-ins after it start too while threads are idle: where
-  /// the one taking the place is passed over as well, the next no longer waits for that to be
-  /// known (j2d49pt's winner was a stand-in's stand-in, compiled 20 s after the first).
+  /// starts compiling, and with compile_ahead the ones after it too while threads are idle, so
+  /// that where the one taking the place is passed over as well, the next is compiling already
+  /// (j2d49pt's winner was a stand-in's stand-in, queued 20 s after the first). A call for a
+  /// needed candidate answers one pass-over, so no more stand-ins compile than take places but
+  /// those compiled ahead; one for a stand-in compiled ahead, which may never be needed, only
+  /// compiles ahead, so that no needed compile queues behind speculative ones (if its place is
+  /// reached, settle answers it). settle's own queueing of the same ones finds them queued.
   void stand_in_for(int i) {
     const auto it = stand_ins_.find(candidate(i).strategy);
     if (it == stand_ins_.end()) return;
@@ -222,12 +225,13 @@ class EngineRun {
     {
       const std::lock_guard lock(queue_mutex_);
       int& spoken_for = spoken_for_[candidate(i).strategy];
-      if (spoken_for < int(list.size())) next = list[std::size_t(spoken_for++)];
+      if (!queued_ahead_[std::size_t(i)] && spoken_for < int(list.size()))
+        next = list[std::size_t(spoken_for++)];
       spoken = spoken_for;
     }
     if (next >= 0 && !stored_[std::size_t(next)]) queue_compile(next);
     for (int k = spoken; k < std::min(int(list.size()), spoken + o_.compile_ahead) && pool_.idle() > 0; ++k)
-      if (!stored_[std::size_t(list[std::size_t(k)])]) queue_compile(list[std::size_t(k)]);
+      if (!stored_[std::size_t(list[std::size_t(k)])]) queue_compile(list[std::size_t(k)], true);
   }
 
   /// Whether candidate i is to be looked at: every one before the stand-ins; a stand-in only
@@ -443,10 +447,12 @@ class EngineRun {
     const auto it = stand_ins_.find(s);
     return it == stand_ins_.end() ? 0 : int(it->second.size());
   }
-  // Guards compiled_ and spoken_for_ (the stand-ins queued by stand_in_for, per strategy).
+  // Guards compiled_, queued_ahead_ and spoken_for_ (the stand-ins queued by stand_in_for, per
+  // strategy).
   std::mutex queue_mutex_;
   std::map<const Strategy*, int> spoken_for_;
   std::vector<std::future<Compiled>> compiled_;
+  std::vector<char> queued_ahead_;  // per candidate: its compile was queued ahead of need
   // Declared last, so it is destroyed (pending tasks dropped, running ones joined) before the
   // futures, folder and options its tasks use.
   ThreadPool pool_;
