@@ -133,13 +133,14 @@ TuneResult tune(const Problem& problem, const TuneOptions& options, Cache& cache
   eo.keep_faster_winner = !options.only_strategy.empty() || !options.only_params.empty();
   // Compiles run in `tbtune compile-worker` processes, so that the engine can end those it no
   // longer needs (NVRTC cannot be stopped in a thread). Ended at the search's end, a stand-in
-  // compiled ahead of need costs only the cores it took.
+  // compiled ahead of need costs only the cores it took. Two ahead: j2d49pt's default tune took
+  // 49.0 and 51.0 s against 57.4 and 58.6 with one, j3d27pt's the same (docs/tuning.md).
   CompileProcesses compiles(exec_launcher({exe, "compile-worker"}));
   eo.compile = [&compiles](const std::string& source, const std::string& arch, const std::string& dir) {
     return compiles.compile(source, arch, dir);
   };
   eo.stop_compiles = [&compiles] { compiles.stop(); };
-  eo.compile_ahead = 1;
+  eo.compile_ahead = 2;
   EngineResult er = run_engine(problem, result.key, choice.chosen, measurer, cache, eo, progress);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.record = tune_record(problem, options, result.key, space_size(choice.ranked),
