@@ -40,8 +40,8 @@ struct TuneOptions {
   bool fresh = false;                ///< ignore trials stored by earlier (interrupted) runs
   double timeout_s = 60;             ///< per candidate, in the GPU worker
   const std::atomic<bool>* stop = nullptr;  ///< set to stop after the current candidate
-  /// The tbtune executable whose hidden `worker` subcommand runs the GPU jobs; empty: this
-  /// process's own executable.
+  /// The tbtune executable whose hidden `worker` and `compile-worker` subcommands run the GPU
+  /// jobs and the NVRTC compiles; empty: this process's own executable.
   std::string worker_exe;
 };
 
