@@ -128,6 +128,22 @@ TEST(CompileProcesses, StopEndsTheRunningCompilesAndRefusesLaterOnes) {
   fs::remove(begun);
 }
 
+// A child whose reply is not the protocol's: an Error the engine turns into a trial, not a raw
+// JSON exception.
+TEST(CompileProcesses, AMalformedReplyIsAnError) {
+  CompileProcesses processes(fork_launcher([](int fd) {
+    serve_jobs(fd, [](const std::string&) -> JobResult { return {"{not json\nimage"}; });
+  }));
+  try {
+    (void)processes.compile("any", "sm_90", "");
+    FAIL() << "no Error";
+  } catch (const CompileError&) {
+    FAIL() << "a malformed reply is no compile error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed reply"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CompileWorker, RunByHandIsAUsageError) {
   const std::string command = std::string(TBTUNE_CLI_PATH) + " compile-worker 3>&- 2>/dev/null";
   const int status = std::system(command.c_str());

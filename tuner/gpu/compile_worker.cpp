@@ -1,5 +1,7 @@
 #include "tuner/gpu/compile_worker.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -34,15 +36,22 @@ namespace {
 
 CompiledModule module_from_reply(const std::string& reply) {
   const std::size_t end = reply.find('\n');
-  if (end == std::string::npos) throw Error("the compile process sent a malformed reply");
-  const json j = json::parse(reply.substr(0, end));
-  if (j.contains("error"))
-    throw CompileError(j.at("message").get<std::string>(), j.at("log").get<std::string>());
+  json j;
   CompiledModule m;
+  try {
+    if (end == std::string::npos) throw std::invalid_argument("no header line");
+    j = json::parse(reply.substr(0, end));
+    if (!j.contains("error")) {
+      m.log = j.at("log").get<std::string>();
+      m.from_cache = j.at("from_cache").get<bool>();
+    }
+  } catch (const std::exception& e) {  // a JSON error is no tbtune Error: the engine would not catch it
+    throw Error(std::string("the compile process sent a malformed reply: ") + e.what());
+  }
+  if (j.contains("error"))
+    throw CompileError(j.value("message", std::string("NVRTC failed")), j.value("log", std::string()));
   m.cubin = reply.substr(end + 1);
-  m.log = j.at("log").get<std::string>();
   m.kernels = parse_ptxas_log(m.log);
-  m.from_cache = j.at("from_cache").get<bool>();
   return m;
 }
 
