@@ -22,6 +22,13 @@ Progress::Progress(Verbosity verbosity, bool tty, std::FILE* out)
 Progress::Progress(Verbosity verbosity)
     : Progress(verbosity, isatty(fileno(stderr)) != 0, stderr) {}
 
+Progress::~Progress() {
+  if (bar_open_) {
+    std::fputc('\n', out_);
+    std::fflush(out_);
+  }
+}
+
 void Progress::operator()(const TuneEvent& e) {
   if (verbosity_ == Verbosity::Quiet) return;
   const bool finished = e.kind == TuneEvent::Kind::Measured && e.trial;
@@ -60,7 +67,8 @@ void Progress::draw_bar(const TuneEvent& e, int done) {
     eta = ", ETA " + clock_text(run_seconds_ / run_done_ * (e.total - done));
   fmt::print(out_, "\r[{}] {}/{} candidates, best {:.1f} GCells/s{}\x1b[K", bar, done, e.total,
              best_, eta);
-  if (done == e.total) fmt::print(out_, "\n");
+  bar_open_ = done < e.total;
+  if (!bar_open_) fmt::print(out_, "\n");
 }
 
 void Progress::plain_line(const TuneEvent& e, int done) {

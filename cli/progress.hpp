@@ -18,6 +18,9 @@ class Progress {
   Progress(Verbosity verbosity, bool tty, std::FILE* out = stderr);
   /// For stderr as it is: a terminal or not.
   explicit Progress(Verbosity verbosity);
+  /// Ends a bar's line left open (a stopped or budget-cut tune never reaches its total), so
+  /// that what the command prints next starts on a line of its own.
+  ~Progress();
   void operator()(const TuneEvent& e);
 
   /// Seconds between plain lines when not on a terminal.
@@ -32,6 +35,7 @@ class Progress {
   std::FILE* out_;
   double best_ = 0;
   double last_line_s_ = -1e9;
+  bool bar_open_ = false;   ///< a bar was drawn and its line not ended
   int run_done_ = 0;        ///< finished candidates that were run (not resumed)
   double run_seconds_ = 0;  ///< elapsed when the last of them finished
 };

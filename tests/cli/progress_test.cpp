@@ -92,5 +92,22 @@ TEST(Progress, TerminalRedrawsOneLine) {
   EXPECT_EQ(lines(c.text()), 1);  // ends the line when done
 }
 
+// A tune stopped before its total (Ctrl-C, --budget) leaves no bar line open for what comes next.
+TEST(Progress, AStoppedTuneEndsTheBarsLine) {
+  Capture c;
+  {
+    Progress p(Verbosity::Normal, true, c.file);
+    const Trial t = ok_trial(7);
+    finish(p, t, 0, 3, 1);
+    EXPECT_EQ(lines(c.text()), 0);
+  }
+  const std::string out = c.text();
+  EXPECT_EQ(lines(out), 1) << out;
+  EXPECT_EQ(out.back(), '\n');
+  Capture plain;
+  { Progress p(Verbosity::Normal, false, plain.file); }
+  EXPECT_TRUE(plain.text().empty());
+}
+
 }  // namespace
 }  // namespace tbtune::cli

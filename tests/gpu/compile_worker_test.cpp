@@ -128,6 +128,42 @@ TEST(CompileProcesses, StopEndsTheRunningCompilesAndRefusesLaterOnes) {
   fs::remove(begun);
 }
 
+// A child killed while it wrote into the CUBIN folder leaves no temporary there; another
+// process's are left alone.
+TEST(CompileProcesses, AKilledChildLeavesNoPartialFile) {
+  const fs::path dir = fs::temp_directory_path() / ("tbtune_compile_partial_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path others = dir / ("k.cubin.tmp" + std::to_string(getpid()) + ".0");
+  std::ofstream{others} << "another process's";
+  CompileProcesses processes(fork_launcher([](int fd) {
+    serve_jobs(fd, [](const std::string& request) -> JobResult {
+      const fs::path d = nlohmann::json::parse(request).at("cache_dir").get<std::string>();
+      std::ofstream{d / ("k.cubin.tmp" + std::to_string(getpid()) + ".7")} << "half a CUBIN";
+      std::this_thread::sleep_for(60s);
+      return {"never"};
+    });
+  }));
+  std::thread t([&] {
+    try {
+      (void)processes.compile("any", "sm_90", dir.string());
+    } catch (const Error&) {
+    }
+  });
+  const auto partial = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path() != others;
+    return n;
+  };
+  for (int i = 0; i < 1000 && partial() == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(partial(), 1) << "the planted child wrote nothing";
+  processes.stop();
+  t.join();
+  EXPECT_EQ(partial(), 0);
+  EXPECT_TRUE(fs::exists(others));
+  fs::remove_all(dir);
+}
+
 // A child whose reply is not the protocol's: an Error the engine turns into a trial, not a raw
 // JSON exception.
 TEST(CompileProcesses, AMalformedReplyIsAnError) {

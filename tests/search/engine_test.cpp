@@ -216,6 +216,47 @@ TEST_F(EngineTest, InterruptedRunStoresWinnerSoFarAndResumes) {
   EXPECT_EQ(cache_->winner(key_)->trial.params, candidates_[5].params);
 }
 
+// A stop that comes while the engine waits for a compile ends the compiles (stop_compiles) and
+// leaves that candidate out at once, recording no trial for it: a resumed run compiles it.
+TEST_F(EngineTest, AStopDuringACompileEndsItAndLeavesTheCandidateOut) {
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool ended = false;
+  EngineOptions o = options();
+  const CompileFn planted = o.compile;
+  o.compile = [&](const std::string& src, const std::string& arch, const std::string& dir) {
+    if (src != source(2)) return planted(src, arch, dir);
+    std::unique_lock lock(mutex);
+    if (!cv.wait_for(lock, 60s, [&] { return ended; })) ADD_FAILURE() << "the compile was never stopped";
+    throw Error("compile stopped: its result was no longer needed");
+  };
+  o.stop = &stop;
+  int stops = 0;
+  o.stop_compiles = [&] {
+    ++stops;
+    const std::lock_guard lock(mutex);
+    ended = true;
+    cv.notify_all();
+  };
+  o.compile_threads = 8;
+  FakeMeasurer first;
+  const EngineResult a = run_engine(problem_, key_, candidates_, first, *cache_, o, [&](const TuneEvent& e) {
+    if (e.kind == TuneEvent::Kind::Start && e.index == 2) stop = true;  // a Ctrl-C as it waits for 2
+  });
+  EXPECT_TRUE(a.interrupted);
+  ASSERT_EQ(a.trials.size(), 2u);  // naive and 1; 2 was compiling
+  expect_tally(a.tally, {1, 0, 0, 0, 4});
+  EXPECT_GE(stops, 1);
+  EXPECT_EQ(cache_->trials(key_).size(), 2u);  // no compile error stored for 2
+
+  FakeMeasurer second;
+  const EngineResult b = run(second, options());
+  EXPECT_FALSE(b.interrupted);
+  expect_tally(b.tally, {4, 1, 0, 0, 0});
+  EXPECT_EQ(cache_->trials(key_).size(), 6u);
+}
+
 TEST_F(EngineTest, FreshRetimesEverything) {
   FakeMeasurer first;
   (void)run(first, options());

@@ -65,6 +65,7 @@ CompiledModule CompileProcesses::compile(const std::string& source, const std::s
   for (int attempt = 0;; ++attempt) {
     Supervisor* child = nullptr;
     bool fresh = false;
+    pid_t pid = -1;
     {
       const std::lock_guard lock(mutex_);
       if (stopped_) throw Error("compile not started: the compiles were stopped");
@@ -73,6 +74,7 @@ CompiledModule CompileProcesses::compile(const std::string& source, const std::s
       // Started under the lock, so that stop() either comes first or finds the child to kill.
       fresh = mine->ensure_started();
       child = mine.get();
+      pid = child->pid();
       busy_.insert(child);
     }
     CallResult r;
@@ -96,6 +98,10 @@ CompiledModule CompileProcesses::compile(const std::string& source, const std::s
         throw Error("the compile process failed: " + r.text);
       case CallResult::Kind::Died:
       case CallResult::Kind::TimedOut:
+        // Killed while it wrote a CUBIN or log, the child left its temporary (reaped, its pid
+        // is free again, but a new process of the same pid writing to this folder in the
+        // moment since is not a case worth a lock).
+        remove_partial_writes(cache_dir, pid);
         break;
     }
     if (stopped) throw Error("compile stopped: its result was no longer needed");

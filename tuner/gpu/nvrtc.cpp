@@ -116,10 +116,11 @@ std::string read_file(const fs::path& p) {
 // Write-then-rename, so a reader never sees half a file, even with several tuners at once and
 // several compiles in one tuner: the temporary name is unique per process and per call, and
 // rename() replaces the target in one step (two writers of one key write the same bytes).
+std::string partial_marker(long pid) { return ".tmp" + std::to_string(pid) + "."; }
+
 void write_atomic(const fs::path& p, const std::string& data) {
   static std::atomic<unsigned long> counter{0};
-  const fs::path tmp = p.string() + ".tmp" + std::to_string(::getpid()) + "." +
-                       std::to_string(counter.fetch_add(1));
+  const fs::path tmp = p.string() + partial_marker(::getpid()) + std::to_string(counter.fetch_add(1));
   {
     std::ofstream f(tmp, std::ios::binary);
     f.write(data.data(), std::streamsize(data.size()));
@@ -136,6 +137,16 @@ void write_atomic(const fs::path& p, const std::string& data) {
 }
 
 }  // namespace
+
+void remove_partial_writes(const std::string& cache_dir, long writer) {
+  if (cache_dir.empty() || writer <= 0) return;
+  const std::string marker = partial_marker(writer);
+  std::error_code ec;
+  std::vector<fs::path> partial;
+  for (fs::directory_iterator it(cache_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().find(marker) != std::string::npos) partial.push_back(it->path());
+  for (const fs::path& p : partial) fs::remove(p, ec);
+}
 
 std::string arch_for(int cc_major, int cc_minor) {
   return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);

@@ -42,4 +42,8 @@ struct CompiledModule {
 [[nodiscard]] CompiledModule compile_cuda(const std::string& source, const std::string& arch,
                                           const std::string& cache_dir = {});
 
+/// Removes from `cache_dir` the temporaries process `writer` was writing (named NAME.tmpPID.N):
+/// a compile process killed while it wrote one leaves it behind. Errors are ignored.
+void remove_partial_writes(const std::string& cache_dir, long writer);
+
 }  // namespace tbtune

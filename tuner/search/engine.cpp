@@ -129,8 +129,9 @@ class EngineRun {
         } else if (stopped_or_out_of_budget()) {
           leave_out(i);
           continue;
-        } else {
-          try_candidate(i);
+        } else if (!try_candidate(i)) {
+          leave_out(i);  // a stop came while its compile ran
+          continue;
         }
         settle(i);
       }
@@ -308,9 +309,28 @@ class EngineRun {
     (void)run_reference(*naive_);
   }
 
+  /// Waits for candidate i's compile, or until a stop request comes: then it ends the compiles
+  /// (stop_compiles) and returns false, so that a Ctrl-C during a long compile (a large wpipe3d
+  /// module takes 15-30 s) stops the tune at once rather than after that compile.
+  bool compiled_or_stopped(int i) {
+    if (!o_.stop) return true;
+    const std::future<Compiled>& f = compiled_[std::size_t(i)];
+    while (f.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready)
+      if (o_.stop->load()) {
+        result_.interrupted = true;
+        if (o_.stop_compiles) {
+          try {
+            o_.stop_compiles();
+          } catch (...) {  // the compiles then run to their end (the thread pool waits for them)
+          }
+        }
+        return false;
+      }
+    return true;
+  }
+
   /// Waits for candidate i's compile; a compile failure becomes the trial's status.
   std::optional<Compiled> wait_for_compile(int i, Trial& t) {
-    queue_compile(i);
     try {
       return compiled_[std::size_t(i)].get();
     } catch (const CompileError& e) {
@@ -325,10 +345,13 @@ class EngineRun {
     return std::nullopt;
   }
 
-  /// Compiles, prunes, verifies and times candidate i, and stores its trial.
-  void try_candidate(int i) {
+  /// Compiles, prunes, verifies and times candidate i, and stores its trial; false (nothing
+  /// stored) when a stop request came while it compiled.
+  bool try_candidate(int i) {
     const RankedCandidate& c = candidate(i);
     if (progress_) progress_({TuneEvent::Kind::Start, position(), expected(), nullptr, elapsed()});
+    queue_compile(i);
+    if (!compiled_or_stopped(i)) return false;
     Trial t = base_trial(c);
     std::optional<Compiled> cc = wait_for_compile(i, t);
     if (cc) {
@@ -361,6 +384,7 @@ class EngineRun {
     cache_.add_trial(key_, problem_.steps, t);  // its own transaction: kill -9 loses only the next
     if (t.status == TrialStatus::Ok && cc) t.cubin = cc->module.cubin;
     result_.trials.push_back(std::move(t));
+    return true;
   }
 
   /// Counts candidate i's trial as settled or passed over (one more of its strategy stands in
