@@ -113,11 +113,12 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+// What the name of a temporary that process `pid` writes contains (remove_partial_writes).
+std::string partial_marker(long pid) { return ".tmp" + std::to_string(pid) + "."; }
+
 // Write-then-rename, so a reader never sees half a file, even with several tuners at once and
 // several compiles in one tuner: the temporary name is unique per process and per call, and
 // rename() replaces the target in one step (two writers of one key write the same bytes).
-std::string partial_marker(long pid) { return ".tmp" + std::to_string(pid) + "."; }
-
 void write_atomic(const fs::path& p, const std::string& data) {
   static std::atomic<unsigned long> counter{0};
   const fs::path tmp = p.string() + partial_marker(::getpid()) + std::to_string(counter.fetch_add(1));

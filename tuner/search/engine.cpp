@@ -311,7 +311,7 @@ class EngineRun {
 
   /// Waits for candidate i's compile, or until a stop request comes: then it ends the compiles
   /// (stop_compiles) and returns false, so that a Ctrl-C during a long compile (a large wpipe3d
-  /// module takes 15-30 s) stops the tune at once rather than after that compile.
+  /// module takes 10-30 s) stops the tune at once rather than after that compile.
   bool compiled_or_stopped(int i) {
     if (!o_.stop) return true;
     const std::future<Compiled>& f = compiled_[std::size_t(i)];
