@@ -5,7 +5,8 @@
 #     finish with exit 0, record them as launch_error and timeout, restart the worker, and
 #     store a verified winner that `tbtune lookup` finds;
 #  2. kill -9 + resume: a tune killed with SIGKILL mid-way leaves its finished trials in the
-#     cache and no worker or compile process behind; running it again re-times none of them;
+#     cache and no worker or compile process behind; running it again re-times none of them
+#     and removes the temporary folder the killed one left;
 #  3. SIGTERM: the tune stops after the current candidate, stores the winner so far, exits 130,
 #     and leaves no process behind;
 #  4. SIGINT while the tune waits for a long compile (a 3D spec, a cold CUBIN folder): the
@@ -51,6 +52,9 @@ if want 2; then
 echo "== 2. kill -9 mid-tune, then resume"
 DB2="$WORK/resume.db"
 ARGS=(tune "$SPEC" --steps 2000 --db "$DB2" --top 8 --within 0 --no-probe --json -q)
+# The engine's temporary folders (with the reference output) go here, to be counted.
+export TMPDIR="$WORK/tmp2"
+mkdir -p "$TMPDIR"
 "$BIN" "${ARGS[@]}" >/dev/null &
 pid=$!
 for _ in $(seq 1 600); do [ "$(trials_in "$DB2")" -ge 3 ] && break; sleep 0.5; done
@@ -60,7 +64,10 @@ wait "$pid" 2>/dev/null || true
 before="$(reusable_in "$DB2")"
 sleep 1
 if pgrep -f "$BIN (compile-)?worker" >/dev/null; then fail "a worker or compile process outlived its killed tune"; fi
+[ "$(ls "$TMPDIR" | wc -l)" = 1 ] || fail "the killed tune left $(ls "$TMPDIR" | wc -l) temporary folders, expected 1"
 "$BIN" "${ARGS[@]}" >"$WORK/resume.json" || fail "the resumed tune failed"
+[ "$(ls "$TMPDIR" | wc -l)" = 0 ] || fail "the killed tune's temporary folder outlived the next tune"
+unset TMPDIR
 reused="$(json "$WORK/resume.json" "j['reused']")"
 [ "$reused" = "$before" ] || fail "resumed tune reused $reused trials, expected $before"
 [ "$(json "$WORK/resume.json" "sum(not t['reused'] for t in j['trials']) == len(j['trials']) - $before")" = True ] || fail "resume re-timed a stored trial"

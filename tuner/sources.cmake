@@ -46,6 +46,7 @@ set(TBTUNE_SEARCH_SOURCES
   tuner/search/thread_pool.cpp
   tuner/search/worker_measurer.cpp
   tuner/search/prune.cpp
+  tuner/search/work_dir.cpp
   tuner/search/engine.cpp
   tuner/search/tune.cpp
 )

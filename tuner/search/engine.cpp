@@ -1,9 +1,7 @@
 #include "tuner/search/engine.hpp"
 
 #include <chrono>
-#include <cstdlib>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <future>
 #include <map>
@@ -13,12 +11,11 @@
 
 #include "tuner/gpu/verify.hpp"
 #include "tuner/search/thread_pool.hpp"
+#include "tuner/search/work_dir.hpp"
 #include "tuner/spec/error.hpp"
 
 namespace tbtune {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -28,36 +25,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-/// The folder for CUBIN files and the reference output: the given one, or a fresh temporary
-/// one that is removed afterwards.
-class WorkDir {
- public:
-  explicit WorkDir(const std::string& given) {
-    if (!given.empty()) {
-      path_ = given;
-      fs::create_directories(path_);
-      return;
-    }
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = (fs::path(tmp && *tmp ? tmp : "/tmp") / "tbtune-XXXXXX").string();
-    if (!::mkdtemp(templ.data()))
-      throw Error(fmt::format("cannot create a temporary folder like '{}'", templ));
-    path_ = templ;
-    owned_ = true;
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    if (owned_) fs::remove_all(path_, ec);
-  }
-  WorkDir(const WorkDir&) = delete;
-  WorkDir& operator=(const WorkDir&) = delete;
-  [[nodiscard]] std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-  bool owned_ = false;
-};
 
 struct Compiled {
   CompiledModule module;
