@@ -28,7 +28,8 @@ spills=()
 db=$(mktemp -d)
 status=0 n=0
 for slice in "$@"; do
-  s=${slice%%:*} params=${slice#*:}
+  s=${slice%%:*} params=
+  [[ $slice == *:* ]] && params=${slice#*:}
   n=$((n + 1))
   name=$n-$s
   args=()
