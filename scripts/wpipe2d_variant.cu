@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, tb_full, W * 32, smem));
   const int bps = resident < TB_BPS ? resident : TB_BPS;
   const tbtune::Wpipe2dGrid grid = tbtune::wpipe2d_grid(nx, ny, R, TB_RX, DEPTH, TB_ROWS, long(sms) * bps,
-                                                        tbtune::ring_loop_speed(TB_WP_POINTS), TB_WP_SPLIT);
+                                                        tbtune::ring_loop_speed(TB_WP_OPS), TB_WP_SPLIT);
   const auto fg = grid.full_grid(), eg = grid.edge_grid();
 #if TB_WP_SPLIT
   CHECK(cudaFuncSetAttribute(tb_edge, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));

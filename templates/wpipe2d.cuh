@@ -22,9 +22,8 @@
 // A separable stencil (TbRows, `sep`) keeps in the window each row's sums across x instead of
 // its cells: a row arriving at a level is summed across once (its halo by shuffle), and an
 // output is the sum down y of the sums it reads, so a (2R+1) x (2R+1) box costs 2 x (2R + 1)
-// multiply-adds per cell instead of (2R + 1)^2. Only tb_full's loop with split, which keeps no
-// boundary ring, does so: the ring's cells need their own values, which the window no longer
-// holds.
+// multiply-adds per cell instead of (2R + 1)^2, in every loop: the boundary ring's cells, whose
+// own values the window then no longer holds, are read again from the input (WpInitial).
 // A stencil symmetric in y (TbFold, `fold`) sums each output's mirrored rows first, row d above
 // plus row d below (more generally, row d below plus the rows above in the weights that make
 // them: TbFold::row; j3d27pt's planes in 3D), and evaluates the stencil over those R + 1
@@ -52,9 +51,9 @@
 
 // wp_mod, wp_gcd and wp_cell come from templates/wpipe.cuh, assembled before this.
 
-// TB_WP_POINTS, the stencil's point count, is for host code that includes this source (the
-// timing executable sizes the pass's grid with it, as the tuner does: wpipe2d_grid; for a sep
-// kernel it sizes tb_edge as for the plain loop, fewer slots than the tuner gives it).
+// TB_WP_OPS, the loop's multiply-adds per cell (the host's loop_ops), is for host code that
+// includes this source: the timing executable sizes the pass's grid with it, as the tuner does
+// (wpipe2d_grid).
 
 #define WP_COLS (32 * TB_RX)
 // Float strips of even length move between registers and the ring in pairs (tb_shared_load_strip);
@@ -97,33 +96,57 @@ struct WpBlock {
 // tiles), or its rows and columns. kWpRingByRows: a pass chooses per segment (wp_shared_pass).
 constexpr int kWpRingNone = 0, kWpRingColumns = 1, kWpRingAll = 2, kWpRingByRows = 3;
 
-// Keeps the boundary ring at its initial value for output row o of a level: a ring cell's
-// output is its input, which the level holds in its window (`held`, row o), so no load is
-// needed. Rows outside the domain are treated alike and columns outside it are left as
+// Where a level's ring cells get their initial value, for wp_keep_ring: a ring cell's output
+// is its input, which the level holds in its window (WpHeld, output row o's own cells), so no
+// load is needed; but a separable stencil's window (`sep`) holds the rows' sums across, not
+// their cells, so there it is read again from `in` (WpInitial), which holds the ring as every
+// buffer does (no pass writes it). wpipe3d's ring planes are read alike. `row` and `column` set
+// v, cell i, where `ring` holds, for a ring row's cells and a ring column's: from the window by
+// a select, not a branch (a branch per level and row split the loop body where ptxas schedules
+// the levels together, and the kernel spilled more: docs/bench-2d.md, version 12); from `in`
+// by a read issued only where it is kept.
+struct WpHeld {
+  const real (&cells)[TB_RX];
+  __device__ __forceinline__ void row(bool ring, int i, real& v) const { v = ring ? cells[i] : v; }
+  __device__ __forceinline__ void column(bool ring, int i, real& v) const { v = ring ? cells[i] : v; }
+};
+// Row o's row clamped into the domain (the pipeline's rows before and after it, values no
+// interior cell reads). A ring column's cells lie in the domain; a ring row's lanes may reach
+// beyond it, so their reads are clamped into the array, after the row so that no offset is the
+// same in every iteration: offsets hoisted out of the loop, one register each, spilled j2d49pt's
+// tb_edge (rx 10, 8 warps, 2 rows: 68 bytes).
+struct WpInitial {
+  const real* in;
+  long at, last;  // the lane's first cell of row o, the array's last cell
+  __device__ __forceinline__ WpInitial(const WpBlock& b, int o)
+      : in(b.in), at((long)min(max(o, 0), b.ny - 1) * b.nx + b.gx0 + b.lane * TB_RX), last((long)b.nx * b.ny - 1) {}
+  __device__ __forceinline__ void row(bool ring, int i, real& v) const {
+    if (ring) v = __ldg(in + min(max(at + i, 0l), last));
+  }
+  __device__ __forceinline__ void column(bool ring, int i, real& v) const {
+    if (ring) v = __ldg(in + at + i);
+  }
+};
+
+// Keeps the boundary ring at its initial value for output row o of a level (`initial`: WpHeld
+// or WpInitial). Rows outside the domain are treated alike and columns outside it are left as
 // computed: an interior cell never reads them. The ring's columns are at tile offsets
 // DEPTH*R - R .. DEPTH*R - 1 in the first tile and WP_COLS - DEPTH*R .. + R - 1 in the last
-// (wp_tile_c0), so each is one constant cell of one lane. Selects, not branches: a branch per
-// level and row split the loop body where ptxas schedules the levels together, and the
-// kernel spilled more (docs/bench-2d.md, version 12).
-template <int DEPTH, int RING>
-__device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const real (&held)[TB_RX], real (&v)[TB_RX]) {
+// (wp_tile_c0), so each is one constant cell of one lane.
+template <int DEPTH, int RING, class Initial>
+__device__ __forceinline__ void wp_keep_ring(const WpBlock& b, int o, const Initial& initial, real (&v)[TB_RX]) {
   constexpr int R = TB_RADIUS, RX = TB_RX;
   if constexpr (RING == kWpRingNone) return;
   if constexpr (RING == kWpRingAll) {
     const bool ring_row = o < R || o >= b.ny - R;
 #pragma unroll
-    for (int i = 0; i < RX; ++i) v[i] = ring_row ? held[i] : v[i];
+    for (int i = 0; i < RX; ++i) initial.row(ring_row, i, v[i]);
   }
 #pragma unroll
-  for (int c = DEPTH * R - R; c < DEPTH * R; ++c) {
-    const bool ring = b.left && b.lane == c / RX;
-    v[c % RX] = ring ? held[c % RX] : v[c % RX];
-  }
+  for (int c = DEPTH * R - R; c < DEPTH * R; ++c) initial.column(b.left && b.lane == c / RX, c % RX, v[c % RX]);
 #pragma unroll
-  for (int c = WP_COLS - DEPTH * R; c < WP_COLS - DEPTH * R + R; ++c) {
-    const bool ring = b.right && b.lane == c / RX;
-    v[c % RX] = ring ? held[c % RX] : v[c % RX];
-  }
+  for (int c = WP_COLS - DEPTH * R; c < WP_COLS - DEPTH * R + R; ++c)
+    initial.column(b.right && b.lane == c / RX, c % RX, v[c % RX]);
 }
 
 // The registers of one warp's TW levels: each level's window of input rows (slot = row modulo
@@ -238,10 +261,10 @@ __device__ __forceinline__ void wp_sep_head(WpLevels<TW>& s, int j) {
       s.acc[j][g][i] = Rows::head(WpColumn{s.win[j], wp_out_slot(PH, g), i}, wp_early_split(g));
 }
 
-// wp_tail for a separable stencil, away from the boundary ring: the new rows' sums across go
-// into the window, then the outputs' sums down y are completed.
-template <class Rows, int TW, int PH>
-__device__ __forceinline__ void wp_sep_tail(WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX]) {
+// wp_tail for a separable stencil: the new rows' sums across go into the window, then the
+// outputs' sums down y are completed, and the ring's cells read again (WpInitial).
+template <class Rows, int DEPTH, int TW, int PH, int RING>
+__device__ __forceinline__ void wp_sep_tail(const WpBlock& b, WpLevels<TW>& s, int j, real (&x)[WP_G][TB_RX], int o) {
   WpHalo<WP_G> halo;
 #pragma unroll
   for (int g = 0; g < WP_G; ++g)
@@ -254,6 +277,8 @@ __device__ __forceinline__ void wp_sep_tail(WpLevels<TW>& s, int j, real (&x)[WP
       const WpColumn c{s.win[j], wp_out_slot(PH, g), i};
       x[g][i] = Rows::tail(c, TB_RADIUS - g, Rows::part(c, wp_early_split(g), TB_RADIUS - g, s.acc[j][g][i]));
     }
+#pragma unroll
+  for (int g = 0; g < WP_G; ++g) wp_keep_ring<DEPTH, RING>(b, o + g, WpInitial(b, o + g), x[g]);
 }
 
 // wp_head for a y-symmetric stencil: output g's folded rows d < R - g read rows the level
@@ -269,11 +294,11 @@ __device__ __forceinline__ void wp_fold_head(WpLevels<TW>& s, int j) {
   }
 }
 
-// Level j's heads of iteration PH, the stencil's way: a separable one's sums of row sums (SEP:
-// tb_full's loop), a y-symmetric one's folded rows, or its terms.
-template <bool SEP, int TW, int PH>
+// Level j's heads of iteration PH, the stencil's way: a separable one's sums of row sums, a
+// y-symmetric one's folded rows, or its terms.
+template <int TW, int PH>
 __device__ __forceinline__ void wp_level_head(WpLevels<TW>& s, int j) {
-  if constexpr (SEP)
+  if constexpr (TB_WP_SEP)
     wp_sep_head<TbRows, TW, PH>(s, j);
   else if constexpr (TB_WP_FOLD)
     wp_fold_head<TbFold, TW, PH>(s, j);
@@ -295,7 +320,7 @@ __device__ __forceinline__ void wp_fold_tail(const WpBlock& b, WpLevels<TW>& s, 
     WpHalo<1> none;
 #pragma unroll
     for (int i = 0; i < TB_RX; ++i) x[g][i] = Fold::tail(WpFoldedRow{x[g], none, i}, TB_RADIUS + 1, s.acc[j][g][i]);
-    wp_keep_ring<DEPTH, RING>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
+    wp_keep_ring<DEPTH, RING>(b, o + g, WpHeld{s.win[j][wp_out_slot(PH, g)]}, x[g]);
   }
 }
 
@@ -315,7 +340,7 @@ __device__ __forceinline__ void wp_tail(const WpBlock& b, WpLevels<TW>& s, int j
       const WpWindow w{s.win[j], halo, wp_out_slot(PH, g), i};
       x[g][i] = TbStencil::tail(w, TB_RADIUS - g, TbStencil::part(w, wp_early_split(g), TB_RADIUS - g, s.acc[j][g][i]));
     }
-    wp_keep_ring<DEPTH, RING>(b, o + g, s.win[j][wp_out_slot(PH, g)], x[g]);
+    wp_keep_ring<DEPTH, RING>(b, o + g, WpHeld{s.win[j][wp_out_slot(PH, g)]}, x[g]);
   }
 }
 
@@ -433,14 +458,12 @@ __device__ __forceinline__ void wp_store_group(const WpBlock& b, const WpTraffic
 template <int W, int TW, int PH, int RING>
 __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W>& tr, WpLevels<TW>& s, int k0) {
   constexpr int R = TB_RADIUS, RX = TB_RX, M = wp_ring_groups(W), PF = wp_prefetch(W), DEPTH = W * TW;
-  // A separable stencil's sums (TB_WP_SEP) in the loop without the ring's tests.
-  constexpr bool SEP = TB_WP_SEP && RING == kWpRingNone;
   const int k = k0 + PH, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   // The heads of this iteration here, before the barrier, or (TB_WP_EAGER) each level's at the
   // end of the iteration before, as soon as its rows are in the window (below).
   if constexpr (!TB_WP_EAGER) {
 #pragma unroll
-    for (int j = 0; j < TW; ++j) wp_level_head<SEP, TW, PH>(s, j);
+    for (int j = 0; j < TW; ++j) wp_level_head<TW, PH>(s, j);
   }
   // Group k (warp 0's input) has landed; every warp has written the group it had.
   __pipeline_wait_prior(PF - 1);
@@ -459,13 +482,13 @@ __device__ __forceinline__ void wp_iteration(const WpBlock& b, const WpTraffic<W
   constexpr int NEXT = (PH + 1) % kWpPeriod;
 #pragma unroll
   for (int j = 0; j < TW; ++j) {
-    if constexpr (SEP)
-      wp_sep_tail<TbRows, TW, PH>(s, j, x);
+    if constexpr (TB_WP_SEP)
+      wp_sep_tail<TbRows, DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
     else if constexpr (TB_WP_FOLD)
       wp_fold_tail<TbFold, DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
     else
       wp_tail<DEPTH, TW, PH, RING>(b, s, j, x, o - j * R);
-    if constexpr (TB_WP_EAGER) wp_level_head<SEP, TW, NEXT>(s, j);
+    if constexpr (TB_WP_EAGER) wp_level_head<TW, NEXT>(s, j);
   }
 #pragma unroll
   for (int g = 0; g < WP_G; ++g) tb_shared_store_strip<WP_PAIRS>(group + g * WP_COLS * kTbCellBytes, x[g]);

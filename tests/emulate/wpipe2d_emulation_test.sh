@@ -20,9 +20,12 @@
 # the barrier but the oldest row's) except in one case (late=0: all before it). Where a head
 # shuffles and an iteration takes one row (the j2d9pt, general2d_r4, j2d49pt cases of one row and
 # the float fold case) each level's heads of the next iteration follow its tail (TB_WP_EAGER);
-# elsewhere they are summed at the iteration's top. The two sep
-# cases sum j2d49pt's separable rows across once each in tb_full's tiles (2 of 4 in each; its
-# other kernels sum the terms one by one), rows 1 and 2 per iteration, double and float. The two
+# elsewhere they are summed at the iteration's top. The four sep
+# cases sum j2d49pt's separable rows across once each in every kernel, the ring's cells read
+# again from the input (the cases fail if a ring row's or column's read is off): split 1
+# (tb_full's tiles 2 of 4, the first and last tiles' rows in a loop with the column tests
+# only) with rows 1 and 2 per iteration, double and float, and split 0; the 11-step cases end
+# with a rest pass of depth 2, which sums rows too. The two
 # fold cases sum j2d25pt's mirrored rows first in every kernel (the ring's too), split 1 with 2
 # rows and 2 levels per warp, and split 0 in float; at radius 1 (tests/specs/good/folded2d.yaml,
 # whose row above is twice its own row minus its row below: both folded rows take it with a
@@ -54,6 +57,8 @@ run 7 4 "$root/configs/j2d5pt.yaml" double 201 15 9 rx=2 warps=4 tw=2 rows=1
 run 2 3 "$root/configs/j2d5pt.yaml" float 100 41 5 rx=2 warps=2 tw=1 rows=1
 run 3 2 "$root/configs/j2d49pt.yaml" double 401 61 9 rx=4 warps=2 tw=2 rows=1 split=1 sep=1
 run 3 2 "$root/configs/j2d49pt.yaml" float 301 77 7 rx=3 warps=2 tw=1 rows=2 split=1 sep=1 late=0
+run 2 3 "$root/configs/j2d49pt.yaml" double 211 59 11 rx=4 warps=3 tw=1 rows=2 split=0 sep=1
+run 3 2 "$root/configs/j2d49pt.yaml" float 331 71 11 rx=5 warps=3 tw=1 rows=1 split=1 sep=1
 run 3 2 "$root/configs/j2d25pt.yaml" double 271 67 9 rx=3 warps=2 tw=2 rows=2 fold=1
 run 2 3 "$root/configs/j2d25pt.yaml" float 233 53 11 rx=5 warps=3 tw=1 rows=1 split=0 fold=1
 run 3 2 "$root/tests/specs/good/folded2d.yaml" float 133 47 9 rx=2 warps=3 tw=2 rows=2 fold=1

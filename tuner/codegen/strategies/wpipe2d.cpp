@@ -6,7 +6,7 @@
 // bps (blocks per SM to aim for), split (1: the blocks that meet the boundary ring in a
 // kernel of their own, beside the others'; 0: one kernel, every block testing for the ring) and
 // late (where the held rows' terms are summed: wpipe_model.hpp, late_of), sep (1: a separable
-// stencil's rows summed across once each, tuner/spec/row_factors.hpp; tb_full only, so with split)
+// stencil's rows summed across once each, tuner/spec/row_factors.hpp; every loop)
 // and fold (1: a stencil whose rows above are combinations of the rows at and below the
 // output, as a symmetric one's, summed over those folded rows: tuner/spec/fold_rows.hpp;
 // every loop, late 0).
@@ -81,19 +81,19 @@ int estimated_regs(const Problem& p, int rx, int tw, int rows, bool fold) {
 }
 
 // Whether the ring's tests cost enough for a pass to run the blocks that meet it as a kernel of
-// their own (split 1; with sep always, as only the loop without them sums rows). Where they cost less than 10% of the loop, two kernels lost: j2d49pt
-// (0.93) ran 20-35% slower split at rx 9-14 on the H100 (docs/bench-2d.md, version 9), and
-// j2d25pt (0.87) ran within 5% either way.
+// their own (split 1), by the loop's multiply-adds (loop_ops). Where they cost less than 10% of
+// the loop, two kernels lost: j2d49pt (0.93) ran 20-35% slower split at rx 9-14 on the H100
+// (docs/bench-2d.md, version 9), and j2d25pt (0.87) ran within 5% either way.
 constexpr double kSplitBelow = 0.9;
 
 // Whether a pass is two kernels (the `split` parameter). Kernels cached before it existed
 // were one kernel with the geometry of split 0.
 bool split_of(const Params& k) { return k.count("split") && k.at("split") != 0; }
 
-// Whether tb_full sums a separable stencil's rows across once each (the `sep` parameter).
+// Whether the loops sum a separable stencil's rows across once each (the `sep` parameter).
 bool sep_of(const Params& k) { return k.count("sep") && k.at("sep") != 0; }
 
-// Multiply-adds (and adds) per cell and step of tb_full's loop: the stencil's points, with sep
+// Multiply-adds (and adds) per cell and step of the pass's loops: the stencil's points, with sep
 // its factors' terms, with fold its folded terms and the mirrored rows' adds.
 int loop_ops(const Problem& p, const Params& k) {
   if (sep_of(k))
@@ -115,18 +115,14 @@ double sep_shuffles_per_cell(const RowFactors& f, int rx) {
 // steps: 2 flops each and the pass's own cost, which scales with them (wpipe_pass_flops).
 double loop_flops(int ops, int depth) { return 2.0 * ops + wpipe_pass_flops(ops) / depth; }
 
-// A pass's grid: tb_edge's blocks (the ring's loops, which never use sep) get as many of the
-// slots as make them end with tb_full's, whose loop runs points / ops times as fast with sep.
-// ncu timed j2d49pt's winner's tb_edge 1.2x faster than its tb_full (docs/bench-2d.md,
-// "Separable rows"), a ratio nearer 2.9, which the two loops' modelled compute (loop_flops)
-// also gives; but that ratio ranked the measured sep shapes worse (Spearman 0.72 against 0.82
-// in double, 0.00 against 0.40 in float), so it waits for a GPU measurement. fold runs in both
-// loops alike.
+// How fast the loop with the ring's tests runs, as a share of the loop without them: the tests
+// cost the same whatever the loop sums, so a loop of fewer multiply-adds (sep, fold) pays more.
+double ring_speed_of(const Problem& p, const Params& k) { return ring_loop_speed(loop_ops(p, k)); }
+
+// A pass's grid: both kernels run the same loop (sep and fold in each), tb_edge's with the tests.
 Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, int depth, bool split) {
-  const int points = int(p.stencil.points.size());
-  const double full_speed = sep_of(k) ? double(points) / loop_ops(p, k) : 1.0;
   return wpipe2d_grid(p.domain[0], p.domain[1], p.stencil.radius, rx, depth, k.at("rows"), resident,
-                      ring_loop_speed(points), split, split ? full_speed : 1.0);
+                      ring_speed_of(p, k), split);
 }
 
 class Wpipe2d final : public Strategy {
@@ -143,8 +139,7 @@ class Wpipe2d final : public Strategy {
     std::vector<Params> out;
     const int r = p.stencil.radius;
     const std::vector<int> lates = wpipe_late_values(p);
-    const bool may_split = ring_loop_speed(int(p.stencil.points.size())) < kSplitBelow;
-    // Separable stencils also with sep (tb_full's loop, so split only).
+    // Separable stencils also with sep.
     const std::vector<int> seps = row_factors(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     // Stencils symmetric in y also with fold, in every loop, late 0 (it has no late).
     const std::vector<int> folds = fold_rows(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
@@ -162,17 +157,17 @@ class Wpipe2d final : public Strategy {
                 for (int late : lates)
                   for (int sep : seps)
                     for (int fold : folds) {
-                      if (sep && !split) continue;
                       if (fold && (sep || late)) continue;
-                      if (split && !may_split && !sep) continue;
                       if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
                       if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
                       if (!fits_domain(p, rx)) continue;
                       if (warps * 32 * bps > d.max_threads_per_sm) continue;
                       if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
                       if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-                      out.push_back({{"rx", rx}, {"warps", warps}, {"tw", tw}, {"rows", rows}, {"bps", bps},
-                                     {"split", split}, {"late", late}, {"sep", sep}, {"fold", fold}});
+                      Params k{{"rx", rx},       {"warps", warps}, {"tw", tw},   {"rows", rows}, {"bps", bps},
+                               {"split", split}, {"late", late},   {"sep", sep}, {"fold", fold}};
+                      if (split && ring_speed_of(p, k) >= kSplitBelow) continue;
+                      out.push_back(std::move(k));
                     }
     return out;
   }
@@ -208,7 +203,6 @@ class Wpipe2d final : public Strategy {
                                    "of one row, whose coefficients' magnitudes sum to at most 1, and which takes "
                                    "fewer multiply-adds so factored; '{}' is not one",
                                    p.stencil.name));
-    if (k["sep"] && !k["split"]) throw UsageError("wpipe2d: sep=1 needs split=1 (only tb_full's loop sums rows across)");
     if (k["fold"] && !fold_rows(p.stencil))
       throw UsageError(fmt::format("wpipe2d: fold=1 needs a 2D affine stencil whose rows above the output are "
                                    "combinations of its rows at and below it (e.g. equal coefficients at (dx, dy) and "
@@ -250,7 +244,7 @@ class Wpipe2d final : public Strategy {
   // ring's tests in every block.
   std::optional<Params> rest_params(const Problem& p, const Params& k) const override {
     auto rest = wpipe_rest_params(p, k);
-    if (rest) (*rest)["split"] = 0, (*rest)["sep"] = 0;
+    if (rest) (*rest)["split"] = 0;
     return rest;
   }
 
@@ -307,9 +301,9 @@ class Wpipe2d final : public Strategy {
                    {{"TB_RX", k.at("rx")}, {"TB_WARPS", k.at("warps")}, {"TB_TW", k.at("tw")},
                     {"TB_ROWS", k.at("rows")}, {"TB_PF_MIN", kMinPrefetch}, {"TB_BPS", k.at("bps")},
                     {"TB_WP_SPLIT", split_of(k)}, {"TB_WP_LATE", late_of(k)}, {"TB_WP_SEP", sep_of(k)},
-                    {"TB_WP_FOLD", fold_of(k)}, {"TB_WP_POINTS", long(p.stencil.points.size())},
+                    {"TB_WP_FOLD", fold_of(k)}, {"TB_WP_OPS", loop_ops(p, k)},
                     {"TB_WP_EAGER", wpipe_eager_heads(p, k)},
-                    {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_loop_speed(int(p.stencil.points.size())))}});
+                    {"TB_WP_EDGE_BY_ROWS", edge_columns_apart(ring_speed_of(p, k))}});
     if (const auto rest = rest_params(p, k)) {
       defines.emplace_back("TB_REST_WARPS", rest->at("warps"));
       defines.emplace_back("TB_REST_TW", rest->at("tw"));

@@ -26,12 +26,12 @@ long wpipe2d_tiles(long nx, int radius, int rx, int depth) {
   return (nx - 2 * radius + valid - 1) / valid;
 }
 
-double ring_loop_speed(int points) { return double(points) / (double(points) + kRingTests); }
+double ring_loop_speed(int ops) { return double(ops) / (double(ops) + kRingTests); }
 
 bool edge_columns_apart(double ring_speed) { return ring_speed < kByRowsBelow; }
 
 Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int rows, long resident, double edge_speed,
-                         bool split, double full_speed) {
+                         bool split) {
   Wpipe2dGrid g;
   g.tiles = wpipe2d_tiles(nx, radius, rx, depth);
   resident = std::max(1L, resident);
@@ -63,7 +63,7 @@ Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int ro
     // tb_edge's slots: as many as end the pass soonest, its blocks and tb_full's at once.
     for (long e = 1; e < std::max(2L, resident); ++e) {
       const long f = std::max(1L, resident - e), waves = (f + e + resident - 1) / resident;
-      const double t = double(waves) * std::max(share_time(full_work, f, pad, full_speed),
+      const double t = double(waves) * std::max(share_time(full_work, f, pad, 1.0),
                                                 share_time(edge_work, e, pad, edge_speed));
       if (e == 1 || t < time) {
         time = t;
@@ -72,7 +72,7 @@ Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int ro
       }
     }
   }
-  g.efficiency = double(g.tiles) * double(lines) / (double(resident) * time * full_speed);
+  g.efficiency = double(g.tiles) * double(lines) / (double(resident) * time);
   return g;
 }
 

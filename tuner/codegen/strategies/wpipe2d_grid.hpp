@@ -21,12 +21,12 @@ struct Wpipe2dGrid {
 };
 
 /// How fast the loop with the boundary ring's tests (its rows and columns) runs, as a share of
-/// the loop without them, for a stencil of `points` points: the tests cost about as much as
-/// kRingTests more points per cell, in instructions and in the registers they hold (fitted on
-/// the H100, docs/bench-2d.md, version 9: j2d5pt 0.58 at rx 13, tw 4, where they spill; 57-78%
-/// across shapes in version 8). The loop with the column tests only runs at about full speed
-/// (version 12).
-[[nodiscard]] double ring_loop_speed(int points);
+/// the loop without them, for a loop of `ops` multiply-adds per cell (the stencil's points,
+/// fewer with wpipe2d's sep or fold): the tests cost about as much as kRingTests more per cell,
+/// in instructions and in the registers they hold (fitted on the H100, docs/bench-2d.md,
+/// version 9: j2d5pt 0.58 at rx 13, tw 4, where they spill; 57-78% across shapes in version 8).
+/// The loop with the column tests only runs at about full speed (version 12).
+[[nodiscard]] double ring_loop_speed(int ops);
 
 /// Whether tb_edge runs the first and last tiles' rows away from the ring's rows in a loop of
 /// their own, with the column tests only (TB_WP_EDGE_BY_ROWS): where the ring loop, at
@@ -39,10 +39,9 @@ struct Wpipe2dGrid {
 
 /// A pass's grid with `resident` blocks at a time (`rows`: rows per iteration). Without split
 /// one kernel's blocks share every tile, all at `edge_speed` (ring_loop_speed); with split
-/// tb_edge gets as many of the slots as make its blocks end with tb_full's, whose loop runs
-/// `full_speed` times as fast as the loop without tests (more than 1 where tb_full sums a
-/// separable stencil's rows: wpipe2d's `sep`). `efficiency` is then relative to tb_full's loop.
+/// tb_edge gets as many of the slots as make its blocks end with tb_full's. `efficiency` is
+/// relative to the loop without tests.
 [[nodiscard]] Wpipe2dGrid wpipe2d_grid(long nx, long ny, int radius, int rx, int depth, int rows, long resident,
-                                       double edge_speed, bool split, double full_speed = 1.0);
+                                       double edge_speed, bool split);
 
 }  // namespace tbtune
