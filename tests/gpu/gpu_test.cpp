@@ -225,9 +225,10 @@ std::vector<Params> points_for(const std::string& strategy) {
     // from its size, and bps 2 runs two blocks per SM. Every loop body stays within the space's
     // 6000 multiply-adds for j2d49pt (body rows x tw x rx x 49 points: at most 7 x 13 here).
     // Late 1 by default; two points sum every held row's terms before the barrier (late 0).
-    // Two sum a separable stencil's rows across once (sep, in tb_full's tiles: 7 and 2 of them
-    // here), the last two a y-symmetric stencil's mirrored rows first (fold, in every kernel,
-    // split 1 and 0); they are skipped for the other stencils (complete throws).
+    // Three sum a separable stencil's rows across once (sep, in every kernel, the ring's cells
+    // read again from the input: split 1 and 0), the last two a y-symmetric stencil's mirrored
+    // rows first (fold, in every kernel, split 1 and 0); they are skipped for the other stencils
+    // (complete throws).
     return {{{"rx", 3}, {"warps", 2}, {"tw", 2}, {"rows", 2}},
             {{"rx", 1}, {"warps", 4}, {"tw", 1}, {"rows", 1}, {"late", 0}},
             {{"rx", 5}, {"warps", 3}, {"tw", 2}, {"rows", 2}, {"bps", 2}},
@@ -237,6 +238,7 @@ std::vector<Params> points_for(const std::string& strategy) {
             {{"rx", 9}, {"warps", 6}, {"tw", 1}, {"rows", 1}},
             {{"rx", 5}, {"warps", 3}, {"tw", 2}, {"rows", 2}, {"split", 1}, {"sep", 1}},
             {{"rx", 11}, {"warps", 4}, {"tw", 1}, {"rows", 1}, {"split", 1}, {"sep", 1}, {"late", 0}},
+            {{"rx", 7}, {"warps", 3}, {"tw", 1}, {"rows", 2}, {"split", 0}, {"sep", 1}},
             {{"rx", 5}, {"warps", 3}, {"tw", 2}, {"rows", 2}, {"fold", 1}},
             {{"rx", 7}, {"warps", 2}, {"tw", 1}, {"rows", 1}, {"split", 0}, {"fold", 1}}};
   if (strategy == "smtile3d" || strategy == "devtile3d")
