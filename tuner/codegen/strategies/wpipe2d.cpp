@@ -139,7 +139,9 @@ class Wpipe2d final : public Strategy {
     std::vector<Params> out;
     const int r = p.stencil.radius;
     const std::vector<int> lates = wpipe_late_values(p);
-    // Separable stencils also with sep.
+    // Separable stencils also with sep, in one kernel (split 0): j2d49pt's best known shape (rx 10,
+    // 8 warps, 2 rows, late 1) ran 532.0 GCells/s so and 501.4 split (H200, docs/bench-2d.md,
+    // "Separable rows in every loop").
     const std::vector<int> seps = row_factors(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
     // Stencils symmetric in y also with fold, in every loop, late 0 (it has no late).
     const std::vector<int> folds = fold_rows(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
@@ -158,6 +160,7 @@ class Wpipe2d final : public Strategy {
                   for (int sep : seps)
                     for (int fold : folds) {
                       if (fold && (sep || late)) continue;
+                      if (sep && split) continue;
                       if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
                       if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
                       if (!fits_domain(p, rx)) continue;
@@ -188,6 +191,7 @@ class Wpipe2d final : public Strategy {
       k[name] = v;
     }
     if (k["fold"] && !given.count("late")) k["late"] = 0;
+    if (k["sep"] && !given.count("split")) k["split"] = 0;
     if (!given.count("rx")) k["rx"] = int(std::clamp((p.domain[0] - 2 * r) / 32, 1L, 7L));
     if (!given.count("tw"))
       while (k["tw"] > 1 && valid_x(k["rx"], k["warps"] * k["tw"], r) < k["warps"] * k["tw"] * r) --k["tw"];
