@@ -110,7 +110,7 @@ struct WpHeld {
   __device__ __forceinline__ void row(bool ring, int i, real& v) const { v = ring ? cells[i] : v; }
   __device__ __forceinline__ void column(bool ring, int i, real& v) const { v = ring ? cells[i] : v; }
 };
-// Row o's row clamped into the domain (the pipeline's rows before and after it, values no
+// Row o clamped into the domain (the pipeline's rows before and after it, values no
 // interior cell reads). A ring column's cells lie in the domain; a ring row's lanes may reach
 // beyond it, so their reads are clamped into the array, after the row so that no offset is the
 // same in every iteration: offsets hoisted out of the loop, one register each, spilled j2d49pt's

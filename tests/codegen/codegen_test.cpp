@@ -687,11 +687,14 @@ TEST(Nvrtc, EveryWpipe2dSpecCompiles) {
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;
     }
-    // A separable stencil (j2d49pt) also with its rows summed across once in tb_full (sep).
+    // A separable stencil (j2d49pt) also with its rows summed across once in every kernel (sep),
+    // split 1 here (its default with sep is one kernel).
     if (row_factors(p.stencil)) {
-      const CompiledModule m =
-          compile_cuda(s->source(p, s->complete(p, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}, {"sep", 1}})), "sm_90");
+      const CompiledModule m = compile_cuda(
+          s->source(p, s->complete(p, {{"rx", 5}, {"warps", 4}, {"tw", 1}, {"rows", 2}, {"sep", 1}, {"split", 1}})),
+          "sm_90");
       ASSERT_TRUE(m.kernels.count(kFullKernel) && m.kernels.count(kEdgeKernel)) << m.log;
+      EXPECT_EQ(m.kernels.at(kEdgeKernel).spill_bytes(), 0) << m.log;
       EXPECT_EQ(m.kernels.at(kFullKernel).spill_bytes(), 0) << m.log;
       ++compiled;
     }
