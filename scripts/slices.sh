@@ -2,11 +2,11 @@
 # On a GPU machine: exhaustive tunes of slices of a register-tiled strategy's space (wpipe2d for a
 # 2D config, wpipe3d for a 3D one), each slice the candidates of one config with the given
 # parameters fixed (every value of the others), on FastStencil's domain (scripts/faststencil-
-# domains.sh), double, 1000 steps in 2D and 100 in 3D, each slice into a cache of its own; then the
-# cache's trials as `tbtune db show --json` prints them, OUT_DIR/NAME.json (NAME: the config, with
-# -N for its N-th slice after the first), which scripts/model-replay.py replays a model change over
-# on the build machine.
-# Usage: [LIMIT=200] [SPILLS=1] scripts/slices.sh BUILD_DIR OUT_DIR SPEC[:P=V,P=V...] ...
+# domains.sh), in DTYPE (default double), 1000 steps in 2D and 100 in 3D, each slice into a cache
+# of its own; then the cache's trials as `tbtune db show --json` prints them, OUT_DIR/NAME.json
+# (NAME: the config, with -N for its N-th slice after the first), which scripts/model-replay.py
+# replays a model change over on the build machine.
+# Usage: [LIMIT=200] [SPILLS=1] [DTYPE=float] scripts/slices.sh BUILD_DIR OUT_DIR SPEC[:P=V,P=V...] ...
 #   e.g. j2d5pt:warps=8,tw=2,late=0,bps=1,split=1 j3d7pt:warps=2,wy=4,bps=1
 # LIMIT: seconds per slice (`--budget`); the candidates not reached are said in the slice's log.
 # SPILLS=1 also times the kernels that spill (tb_edge, which runs on a few SMs beside tb_full, may
@@ -42,7 +42,7 @@ for slice in "$@"; do
   args=()
   for p in ${params//,/ }; do args+=(--param "$p"); done
   start=$SECONDS
-  "$build/tbtune" tune "configs/$s.yaml" --domain "${domain[$s]}" --steps "$steps" --strategy "$strategy" \
+  "$build/tbtune" tune "configs/$s.yaml" --domain "${domain[$s]}" --steps "$steps" --dtype "${DTYPE:-double}" --strategy "$strategy" \
     --search exhaustive "${args[@]}" "${spills[@]}" --budget "${LIMIT:-200}" --db "$db/$name.db" -v \
     > "$out/$name.log" 2>&1
   rc=$?

@@ -5,8 +5,9 @@
 # candidate's depth) on FastStencil's domain, clocks left alone. Reports and CSV pages go to
 # OUT_DIR as one tarball. One launch per launch configuration: the naive reference (256
 # threads, no shared memory) comes first, then the candidate.
-# Usage: [STRATEGY=wpipe3d] [STEPS=32] scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
-#   PARAMS as rx=7,tw=2,warps=8,rows=1,bps=1 (STRATEGY: the candidates' strategy, default wpipe2d)
+# Usage: [STRATEGY=wpipe3d] [STEPS=32] [DTYPE=float] scripts/wpipe2d-ncu.sh BUILD_DIR OUT_DIR SPEC:DOMAIN:PARAMS ...
+#   PARAMS as rx=7,tw=2,warps=8,rows=1,bps=1 (STRATEGY: the candidates' strategy, default wpipe2d;
+#   DTYPE: their type, default the spec's)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=$1 out=$2
@@ -23,7 +24,7 @@ for c in "$@"; do
     --section LaunchStats --section Occupancy --section SpeedOfLight --section SchedulerStats \
     --section WarpStateStats --section InstructionStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis --section SourceCounters -f -o "$work/$name" \
-    "$build/tbtune" tune "configs/$spec.yaml" --domain "$domain" --steps "${STEPS:-32}" --db "$work/$name.db" \
+    "$build/tbtune" tune "configs/$spec.yaml" --domain "$domain" --steps "${STEPS:-32}" ${DTYPE:+--dtype "$DTYPE"} --db "$work/$name.db" \
     --strategy "${STRATEGY:-wpipe2d}" "${args[@]}" --no-probe -q > "$work/$name.log" 2>&1
   echo "$name: exit $? in $((SECONDS - start)) s"
   ncu --import "$work/$name.ncu-rep" --page details --csv > "$work/$name-details.csv" 2>&1
