@@ -468,6 +468,53 @@ TEST(Search, ParamFilterKeepsItsCandidatesAndLeavesRegistersToPtxas) {
   EXPECT_THROW((void)rank_candidates(p, d, "", {{"no_such", 1}}), UsageError);
 }
 
+// A --param that names a shape the register-tiled strategies' spaces leave out says which rule
+// left it out (one rule for the space and the error: outside_space), the shape completed with
+// the strategy's defaults; every shape in the space is not left out.
+TEST(Search, ParamOutsideTheSpaceSaysWhy) {
+  const DeviceProfile d = *builtin_profile("h100");
+  const auto error_of = [&](const Problem& p, const std::string& strategy, const Params& want) -> std::string {
+    try {
+      (void)rank_candidates(p, d, strategy, want);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const auto says = [](const std::string& error, const std::string& why) {
+    return error.find("in the space has these values") != std::string::npos &&
+           error.find(" is left out: " + why) != std::string::npos;
+  };
+  Problem blur = make_problem(load_spec(test::source_dir() + "/configs/j2d49pt.yaml"));
+  blur.domain = {9504, 9504, 1};
+  std::string e = error_of(blur, "wpipe2d", {{"sep", 1}, {"split", 1}});
+  EXPECT_TRUE(says(e, "sep=1 runs as one kernel")) << e;
+  EXPECT_NE(e.find("sep=1,split=1,tw="), std::string::npos) << e;  // the completed shape
+  e = error_of(blur, "wpipe2d", {{"warps", 5}});
+  EXPECT_TRUE(says(e, "warps: the space holds 4, 6, 8 and 12")) << e;
+  const Problem star = test::small_problem(test::source_dir() + "/configs/j2d5pt.yaml", DType::Double, {500, 300, 1}, 10);
+  e = error_of(star, "wpipe2d", {{"rx", 5}, {"warps", 8}, {"tw", 2}});
+  EXPECT_TRUE(says(e, "its depth, 16 steps, is over the run's 10")) << e;
+  const Problem cube = test::small_problem(test::source_dir() + "/configs/j3d7pt.yaml", DType::Double,
+                                           {572, 216, 256}, 100);
+  e = error_of(cube, "wpipe3d", {{"wy", 3}});
+  EXPECT_TRUE(says(e, "wy: the space holds 1, 2, 4 and 8")) << e;
+  // A value the strategy rejects outright is complete()'s error; a strategy that does not say
+  // why keeps the short error.
+  e = error_of(cube, "wpipe3d", {{"fold", 1}});
+  EXPECT_NE(e.find("fold=1 needs"), std::string::npos) << e;
+  e = error_of(star, "cmq2d", {{"t", 99}});
+  EXPECT_NE(e.find("in the space has these values"), std::string::npos) << e;
+  EXPECT_EQ(e.find("left out"), std::string::npos) << e;
+
+  for (const auto& [p, name] : {std::pair{blur, "wpipe2d"}, std::pair{cube, "wpipe3d"}}) {
+    const Strategy& s = *find_strategy(name);
+    const auto space = s.space(p, d);
+    ASSERT_FALSE(space.empty()) << name;
+    for (const Params& k : space) ASSERT_EQ(s.outside_space(p, d, k), "") << name << " " << params_text(k);
+  }
+}
+
 // The register-tiled strategies alike: FastStencil's j3d7pt shape in wpipe3d is beyond the
 // register estimate, so a search does not choose it, but asked for by name it is there to compile.
 TEST(Search, ParamFilterReachesWpipeShapesBeyondTheRegisterEstimate) {

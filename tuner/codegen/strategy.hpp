@@ -77,6 +77,15 @@ class Strategy {
                                                   const DeviceProfile& device) const = 0;
   /// Defaults filled in and values checked, for parameters a user gives by hand; throws UsageError.
   [[nodiscard]] virtual Params complete(const Problem& problem, const Params& given) const = 0;
+  /// Why a completed candidate is not in space(problem, device), for the error of a `--param`
+  /// that no candidate matches: empty where it is, or where the strategy does not say.
+  [[nodiscard]] virtual std::string outside_space(const Problem& problem, const DeviceProfile& device,
+                                                  const Params& params) const {
+    (void)problem;
+    (void)device;
+    (void)params;
+    return {};
+  }
   /// Time steps one launch of kFullKernel advances.
   [[nodiscard]] virtual int depth(const Params& params) const = 0;
   /// The name of the step kernel, which runs the steps left when the step count is not a

@@ -55,6 +55,27 @@ void set_register_slack(RankedCandidate& c, const DeviceProfile& device) {
   c.may_fit_model_search = fits_with_slack(c.strategy->register_estimate_slack());
 }
 
+namespace {
+
+// For the error of a `--param` that no candidate matches: where one strategy is asked for, the
+// shape those values complete to (its defaults for the rest) and why its space leaves that shape
+// out, as far as the strategy says. complete() throws for values it rejects outright.
+std::string why_not_in_space(const Problem& problem, const DeviceProfile& device, const std::string& only_strategy,
+                             const Params& only_params) {
+  const Strategy* s = only_strategy.empty() ? nullptr : find_strategy(only_strategy);
+  if (!s || !s->supports(problem)) return "";
+  const Params shape = s->complete(problem, only_params);
+  std::string why = s->outside_space(problem, device, shape);
+  if (why.empty() && s->depth(shape) > problem.steps) {  // rank_candidates' own rule, for the space's shapes
+    const std::vector<Params> space = s->space(problem, device);
+    if (std::find(space.begin(), space.end(), shape) != space.end())
+      why = "its depth, " + std::to_string(s->depth(shape)) + " steps, is over the run's " + std::to_string(problem.steps);
+  }
+  return why.empty() ? "" : "; " + params_text(shape) + " is left out: " + why;
+}
+
+}  // namespace
+
 std::vector<RankedCandidate> rank_candidates(const Problem& problem, const DeviceProfile& device,
                                              const std::string& only_strategy, const Params& only_params) {
   const auto wanted = [&](const Params& p) {
@@ -94,7 +115,8 @@ std::vector<RankedCandidate> rank_candidates(const Problem& problem, const Devic
   }
   if (out.empty() && !only_params.empty())
     throw UsageError("--param " + params_text(only_params) + ": no candidate" +
-                     (only_strategy.empty() ? "" : " of " + only_strategy) + " in the space has these values");
+                     (only_strategy.empty() ? "" : " of " + only_strategy) + " in the space has these values" +
+                     why_not_in_space(problem, device, only_strategy, only_params));
   // Stable, so equal predictions keep the strategies' own order (simplest first).
   std::stable_sort(out.begin(), out.end(), [](const RankedCandidate& a, const RankedCandidate& b) {
     if (a.prediction.fits != b.prediction.fits) return a.prediction.fits;

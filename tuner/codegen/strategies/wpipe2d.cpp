@@ -125,6 +125,67 @@ Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, in
                       ring_speed_of(p, k), split);
 }
 
+// The space's grid (Wpipe2d::space): strips of 1 to kSpaceRx cells, kSpaceWarps warps, 1 to
+// kSpaceTw levels per warp, 1 or 2 rows per iteration and blocks per SM. Warps and blocks per SM
+// as measured on the H100 (docs/bench-2d.md, "The model fitted"): 2 warps ran 15-40% below the
+// best and 16 warps 7-16% below; a third or fourth block per SM gained at most 2% over the best
+// at one or two, and pipelines of 4-12 warps won.
+constexpr int kSpaceRx = 27, kSpaceTw = 8;
+constexpr int kSpaceWarps[] = {4, 6, 8, 12};
+
+// What the space's rules ask of the stencil, worked out once per space: whether late 1, sep
+// and fold may apply.
+struct StencilWays {
+  bool affine, separable, symmetric;
+  explicit StencilWays(const Problem& p)
+      : affine(p.stencil.linear.has_value()), separable(row_factors(p.stencil).has_value()),
+        symmetric(fold_rows(p.stencil).has_value()) {}
+};
+
+// One point of the grid, as the space's rules read it (a plain struct: the grid has 110,592).
+struct Point {
+  int rx, warps, tw, rows, bps, split, late, sep, fold;
+  Params params() const {
+    return {{"rx", rx},       {"warps", warps}, {"tw", tw},   {"rows", rows}, {"bps", bps},
+            {"split", split}, {"late", late},   {"sep", sep}, {"fold", fold}};
+  }
+};
+Point point_of(const Params& k) {
+  return {k.at("rx"),    k.at("warps"), k.at("tw"),  k.at("rows"), k.at("bps"),
+          k.at("split"), k.at("late"),  k.at("sep"), k.at("fold")};
+}
+
+// Why the grid leaves point k out of the space, or nullptr where it is in it: one rule for the
+// space and for the error of a `--param` that names a shape outside it.
+const char* excluded(const Problem& p, const DeviceProfile& d, const StencilWays& ways, const Point& k) {
+  const auto [rx, warps, tw, rows, bps, split, late, sep, fold] = k;
+  if (rx > kSpaceRx) return "rx: the space holds strips of 1 to 27 cells";
+  if (std::find(std::begin(kSpaceWarps), std::end(kSpaceWarps), warps) == std::end(kSpaceWarps))
+    return "warps: the space holds 4, 6, 8 and 12 warps";
+  if (tw > kSpaceTw) return "tw: the space holds 1 to 8 levels per warp";
+  if (rows > 2) return "rows: the space holds 1 and 2 rows per iteration";
+  if (bps > 2) return "bps: the space holds 1 and 2 blocks per SM";
+  if (late && !ways.affine) return "late=1 needs an affine stencil";
+  if (sep && !ways.separable) return "sep=1 needs a separable stencil";
+  if (fold && !ways.symmetric) return "fold=1 needs a stencil symmetric in y";
+  if (fold && (sep || late)) return "fold=1 runs with late=0 and sep=0";
+  // sep in one kernel (split 0) only: j2d49pt's best known shape (rx 10, 8 warps, 2 rows, late
+  // 1) ran 532.0 GCells/s so and 501.4 split (H200, docs/bench-2d.md, "Separable rows in every
+  // loop").
+  if (sep && split) return "sep=1 runs as one kernel (split=0), which ran faster than two";
+  if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2)))
+    return "rx: the ring's accesses of this strip serialise too deeply on the shared-memory banks";
+  if (valid_x(rx, warps * tw, p.stencil.radius) < tile_cols(rx) / 2)
+    return "under half of the tile's columns are valid at this depth (warps x tw) and rx";
+  if (!fits_domain(p, rx)) return "rx: the interior is narrower than one tile (32 x rx columns)";
+  if (warps * 32 * bps > d.max_threads_per_sm) return "more threads per SM than the device runs";
+  if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) return "more shared memory per block than the device has";
+  if (body_size(p, rx, tw, rows) > kMaxBody) return "the unrolled loop body is over 6000 multiply-adds (NVRTC's time)";
+  if (split && ring_speed_of(p, k.params()) >= kSplitBelow)
+    return "split=1: the ring's tests cost under a tenth of this loop, and there one kernel ran faster";
+  return nullptr;
+}
+
 class Wpipe2d final : public Strategy {
  public:
   std::string name() const override { return "wpipe2d"; }
@@ -137,42 +198,25 @@ class Wpipe2d final : public Strategy {
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
-    const int r = p.stencil.radius;
-    const std::vector<int> lates = wpipe_late_values(p);
-    // Separable stencils also with sep, in one kernel (split 0): j2d49pt's best known shape (rx 10,
-    // 8 warps, 2 rows, late 1) ran 532.0 GCells/s so and 501.4 split (H200, docs/bench-2d.md,
-    // "Separable rows in every loop").
-    const std::vector<int> seps = row_factors(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
-    // Stencils symmetric in y also with fold, in every loop, late 0 (it has no late).
-    const std::vector<int> folds = fold_rows(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
-    // Warps and blocks per SM as measured on the H100 (docs/bench-2d.md, "The model fitted"):
-    // 2 warps ran 15-40% below the best and 16 warps 7-16% below; a third or fourth block per SM
-    // gained at most 2% over the best at one or two, and pipelines of 4-12 warps won.
-    // Strips whose ring accesses the banks serialise too deeply are left out
-    // (wpipe_strip_too_conflicted).
-    for (int rx = 1; rx <= 27; ++rx)
-      for (int warps : {4, 6, 8, 12})
-        for (int tw = 1; tw <= 8; ++tw)
+    const StencilWays ways(p);
+    for (int rx = 1; rx <= kSpaceRx; ++rx)
+      for (int warps : kSpaceWarps)
+        for (int tw = 1; tw <= kSpaceTw; ++tw)
           for (int rows : {1, 2})
             for (int bps : {1, 2})
               for (int split : {0, 1})
-                for (int late : lates)
-                  for (int sep : seps)
-                    for (int fold : folds) {
-                      if (fold && (sep || late)) continue;
-                      if (sep && split) continue;
-                      if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2))) continue;
-                      if (valid_x(rx, warps * tw, r) < tile_cols(rx) / 2) continue;
-                      if (!fits_domain(p, rx)) continue;
-                      if (warps * 32 * bps > d.max_threads_per_sm) continue;
-                      if (smem_bytes(p, rx, warps, rows) > d.smem_per_block) continue;
-                      if (body_size(p, rx, tw, rows) > kMaxBody) continue;
-                      Params k{{"rx", rx},       {"warps", warps}, {"tw", tw},   {"rows", rows}, {"bps", bps},
-                               {"split", split}, {"late", late},   {"sep", sep}, {"fold", fold}};
-                      if (split && ring_speed_of(p, k) >= kSplitBelow) continue;
-                      out.push_back(std::move(k));
+                for (int late : {1, 0})  // late 1 first: the model's ties keep this order
+                  for (int sep : {0, 1})
+                    for (int fold : {0, 1}) {
+                      const Point k{rx, warps, tw, rows, bps, split, late, sep, fold};
+                      if (!excluded(p, d, ways, k)) out.push_back(k.params());
                     }
     return out;
+  }
+
+  std::string outside_space(const Problem& p, const DeviceProfile& d, const Params& k) const override {
+    const char* why = excluded(p, d, StencilWays(p), point_of(k));
+    return why ? why : "";
   }
 
   Params complete(const Problem& p, const Params& given) const override {

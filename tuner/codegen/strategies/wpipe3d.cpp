@@ -120,6 +120,62 @@ int estimated_regs(const Problem& p, const Shape& s) {
   return (s.tw * level + (s.cy + 2 * r) * s.rx) * per_value * 3 / 2;
 }
 
+// The space's grid (Wpipe3d::space): strips of 1 to kSpaceRx cells, from R to kSpaceCy rows per
+// warp, kSpaceWy warps along y, 1 to kSpaceStages stages of 1 to kSpaceTw levels, 1 or 2 blocks
+// per SM.
+constexpr int kSpaceRx = 6, kSpaceCy = 12, kSpaceStages = 4, kSpaceTw = 4;
+constexpr int kSpaceWy[] = {1, 2, 4, 8};
+
+// What the space's rules ask of the stencil, worked out once per space: whether late 1 and fold
+// may apply.
+struct StencilWays {
+  bool affine, symmetric;
+  explicit StencilWays(const Problem& p)
+      : affine(p.stencil.linear.has_value()), symmetric(fold_rows(p.stencil).has_value()) {}
+};
+
+// One point of the grid, as the space's rules read it (a plain struct: the grid is large).
+struct Point {
+  Shape shape;
+  int bps, late, fold;
+  Params params() const {
+    return {{"rx", shape.rx}, {"cy", shape.cy}, {"wy", shape.wy},     {"warps", shape.warps},
+            {"tw", shape.tw}, {"bps", bps},     {"late", late},       {"fold", fold}};
+  }
+};
+Point point_of(const Params& k) { return {shape_of(k), k.at("bps"), k.at("late"), k.at("fold")}; }
+
+// Why the grid leaves point k out of the space, or nullptr where it is in it: one rule for the
+// space and for the error of a `--param` that names a shape outside it.
+const char* excluded(const Problem& p, const DeviceProfile& d, const StencilWays& ways, const Point& k) {
+  const Shape& s = k.shape;
+  const int r = p.stencil.radius, rx = s.rx, cy = s.cy, wy = s.wy, warps = s.warps, tw = s.tw;
+  const int bps = k.bps, late = k.late, fold = k.fold;
+  if (rx > kSpaceRx) return "rx: the space holds strips of 1 to 6 cells";
+  if (cy < std::max(1, r) || cy > kSpaceCy) return "cy: the space holds from the radius to 12 rows per warp";
+  if (std::find(std::begin(kSpaceWy), std::end(kSpaceWy), wy) == std::end(kSpaceWy))
+    return "wy: the space holds 1, 2, 4 and 8 warps along y";
+  if (warps > kSpaceStages) return "warps: the space holds 1 to 4 stages";
+  if (tw > kSpaceTw) return "tw: the space holds 1 to 4 levels per warp";
+  if (bps > 2) return "bps: the space holds 1 and 2 blocks per SM";
+  if (late && !ways.affine) return "late=1 needs an affine stencil";
+  if (fold && !ways.symmetric) return "fold=1 needs a stencil symmetric in z";
+  if (fold && late) return "fold=1 runs with late=0";
+  const int threads = warps * wy * 32, t = s.depth();
+  if (threads < 128 || threads > 1024) return "a block of under 128 or over 1024 threads (warps x wy x 32)";
+  if (threads * bps > d.max_threads_per_sm) return "more threads per SM than the device runs";
+  // At least half of a tile's columns and rows valid: below that the overlap costs more than the
+  // depth saves.
+  if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r))
+    return "under half of the tile's columns or rows are valid at this depth (warps x tw)";
+  if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 3)))  // none at rx <= 6 today
+    return "rx: the ring's accesses of this strip serialise too deeply on the shared-memory banks";
+  if (smem_bytes(p, s, warps, tw) > d.smem_per_block) return "more shared memory per block than the device has";
+  if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) return "more shared memory per SM than the device has";
+  if (body_size(p, s) > kMaxBody) return "the unrolled loop body is over 3000 multiply-adds (NVRTC's time)";
+  return nullptr;
+}
+
 class Wpipe3d final : public Strategy {
  public:
   std::string name() const override { return "wpipe3d"; }
@@ -131,34 +187,24 @@ class Wpipe3d final : public Strategy {
 
   std::vector<Params> space(const Problem& p, const DeviceProfile& d) const override {
     std::vector<Params> out;
-    const int r = p.stencil.radius;
-    const std::vector<int> lates = wpipe_late_values(p);
-    // Stencils symmetric in z also with fold, late 0 (it has no late).
-    const std::vector<int> folds = fold_rows(p.stencil) ? std::vector<int>{0, 1} : std::vector<int>{0};
-    for (int rx = 1; rx <= 6; ++rx)
-      for (int cy = std::max(1, r); cy <= 12; ++cy)
-        for (int wy : {1, 2, 4, 8})
-          for (int warps = 1; warps <= 4; ++warps)
-            for (int tw = 1; tw <= 4; ++tw)
+    const StencilWays ways(p);
+    for (int rx = 1; rx <= kSpaceRx; ++rx)
+      for (int cy = std::max(1, p.stencil.radius); cy <= kSpaceCy; ++cy)
+        for (int wy : kSpaceWy)
+          for (int warps = 1; warps <= kSpaceStages; ++warps)
+            for (int tw = 1; tw <= kSpaceTw; ++tw)
               for (int bps : {1, 2})
-                for (int late : lates)
-                  for (int fold : folds) {
-                    if (fold && late) continue;
-                    const Shape s{rx, cy, wy, warps, tw};
-                    const int threads = warps * wy * 32, t = s.depth();
-                    if (threads < 128 || threads > 1024 || threads * bps > d.max_threads_per_sm) continue;
-                    // At least half of a tile's columns and rows valid: below that the overlap costs
-                    // more than the depth saves.
-                    if (2 * valid_x(s, t, r) < s.cols() || 2 * valid_y(s, t, r) < s.rows(r)) continue;
-                    if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 3))) continue;  // none at rx <= 6 today
-                    if (smem_bytes(p, s, warps, tw) > d.smem_per_block) continue;
-                    if (smem_bytes(p, s, warps, tw) * bps > d.smem_per_sm) continue;
-                    if (body_size(p, s) > kMaxBody) continue;
-                    out.push_back(
-                        {{"rx", rx}, {"cy", cy}, {"wy", wy}, {"warps", warps}, {"tw", tw}, {"bps", bps}, {"late", late},
-                         {"fold", fold}});
+                for (int late : {1, 0})  // late 1 first: the model's ties keep this order
+                  for (int fold : {0, 1}) {
+                    const Point k{{rx, cy, wy, warps, tw}, bps, late, fold};
+                    if (!excluded(p, d, ways, k)) out.push_back(k.params());
                   }
     return out;
+  }
+
+  std::string outside_space(const Problem& p, const DeviceProfile& d, const Params& k) const override {
+    const char* why = excluded(p, d, StencilWays(p), point_of(k));
+    return why ? why : "";
   }
 
   Params complete(const Problem& p, const Params& given) const override {
