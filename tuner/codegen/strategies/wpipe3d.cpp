@@ -139,8 +139,8 @@ struct Point {
   Shape shape;
   int bps, late, fold;
   Params params() const {
-    return {{"rx", shape.rx}, {"cy", shape.cy}, {"wy", shape.wy},     {"warps", shape.warps},
-            {"tw", shape.tw}, {"bps", bps},     {"late", late},       {"fold", fold}};
+    return {{"rx", shape.rx}, {"cy", shape.cy}, {"wy", shape.wy}, {"warps", shape.warps},
+            {"tw", shape.tw}, {"bps", bps},     {"late", late},   {"fold", fold}};
   }
 };
 Point point_of(const Params& k) { return {shape_of(k), k.at("bps"), k.at("late"), k.at("fold")}; }
