@@ -4,12 +4,13 @@ an exhaustively measured slice of one strategy's space would the search time, an
 the best of them come to the slice's best? It runs no GPU and compiles nothing, so a model change
 can be judged against the measurements in docs/data/ before any device time is spent on it.
 
-  scripts/model-replay.py [-b build] TRIALS [--run 105] --config j3d7pt --strategy wpipe3d
+  scripts/model-replay.py [-b build] TRIALS... [--run 105] --config j3d7pt --strategy wpipe3d
       [--dtype T] [--steps N] [--param NAME=VALUE ...] [--profile h200] [--top 8] [--within 3]
       [--json]
 
-TRIALS: a CSV of trials in docs/data/v29-trials.csv's columns (run, config or stencil, domain,
-dtype, strategy, params, status, gcells), the slice being the trials of --run; or the output of
+TRIALS: CSVs of trials in docs/data/v29-trials.csv's columns (run, config or stencil, domain,
+dtype, strategy, params, status, gcells), the slice being the trials of --run (or of --run
+132,137: several runs, a shape measured in more than one counting as the last); or the output of
 `tbtune db show STENCIL --db F --json` (a file ending in .json), every trial of the cache's
 problem, its step count taken from there. The config names its spec, configs/CONFIG.yaml. The
 slice is the config's trials of that strategy (and dtype, and --param values), which must be of
@@ -71,15 +72,19 @@ def rank_correlation(a, b):
     return cov / var if var else float("nan")
 
 
-def csv_rows(path, run):
-    """The trials of run `run` in a CSV of docs/data/'s form."""
+def csv_rows(paths, run):
+    """The trials of run `run` in CSVs of docs/data/'s form; of runs "A,B,..." in that order, so
+    that a shape measured in several counts at its measurement in the last of them."""
     if run is None:
-        fail(f"{path}: a CSV of trials needs --run")
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        fail(f"{', '.join(paths)}: a CSV of trials needs --run")
+    rows = []
+    for path in paths:
+        with open(path, newline="") as f:
+            rows += csv.DictReader(line for line in f if not line.startswith("#"))
     for r in rows:  # the older files name the config `stencil`
         r.setdefault("config", r.get("stencil"))
-    return [r for r in rows if r.get("run") == run]
+    runs = run.split(",")
+    return sorted((r for r in rows if r.get("run") in runs), key=lambda r: runs.index(r["run"]))
 
 
 def db_rows(path):
@@ -101,10 +106,13 @@ def db_rows(path):
     return rows
 
 
-def load_slice(path, run, config, strategy, dtype, only):
-    """The slice's trials by parameters, the parameters they all share, their domain and dtype
-    (and steps, where the source says)."""
-    rows = db_rows(path) if path.endswith(".json") else csv_rows(path, run)
+def load_slice(paths, run, config, strategy, dtype, only):
+    """The slice's trials by parameters, their domain and dtype (and steps, where the source
+    says)."""
+    if any(p.endswith(".json") for p in paths) and len(paths) > 1:
+        fail("the JSON of `tbtune db show` is replayed alone, not with other trials")
+    rows = db_rows(paths[0]) if paths[0].endswith(".json") else csv_rows(paths, run)
+    path = ", ".join(paths)
     rows = [r for r in rows if r["config"] == config and r["strategy"] == strategy and
             (dtype is None or r["dtype"] == dtype) and
             all(parse_params(r["params"]).get(k) == v for k, v in only.items())]
@@ -116,12 +124,18 @@ def load_slice(path, run, config, strategy, dtype, only):
         fail(f"{path}: the {config} trials{where} cover several domains, dtypes, step counts or devices: "
              f"{sorted(map(str, problems))}; choose with --dtype or --param")
     trials = {params_key(parse_params(r["params"])): r for r in rows}
-    common = dict(parse_params(rows[0]["params"]))
-    for r in rows[1:]:
-        p = parse_params(r["params"])
-        common = {k: v for k, v in common.items() if p.get(k) == v}
     domain, dtype, steps, _ = problems.pop()
-    return trials, common, domain, dtype, steps
+    return trials, domain, dtype, steps
+
+
+def shared_params(trials):
+    """The parameters whose value is the same in every trial."""
+    keys = iter(trials)
+    common = dict(next(keys))
+    for k in keys:
+        p = dict(k)
+        common = {name: v for name, v in common.items() if p.get(name) == v}
+    return common
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -143,9 +157,10 @@ def ranked(tbtune, config, domain, dtype, strategy, profile, steps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("trials", help="a CSV of trials (docs/data/) or the JSON of `tbtune db show STENCIL --json`")
+    ap.add_argument("trials", nargs="+",
+                    help="CSVs of trials (docs/data/) or the JSON of `tbtune db show STENCIL --json`")
     ap.add_argument("-b", "--build", default="build")
-    ap.add_argument("--run", help="the run whose trials form the slice (a CSV of trials)")
+    ap.add_argument("--run", help="the run whose trials form the slice (a CSV of trials); A,B: several runs'")
     ap.add_argument("--config", required=True)
     ap.add_argument("--strategy", required=True)
     ap.add_argument("--profile", default="h200")
@@ -160,19 +175,26 @@ def main():
 
     try:
         only = parse_params(";".join(args.param))
-        trials, common, domain, dtype, steps = load_slice(args.trials, args.run, args.config, args.strategy,
+        trials, domain, dtype, steps = load_slice(args.trials, args.run, args.config, args.strategy,
                                                           args.dtype, only)
     except OSError as e:
-        fail(f"{args.trials}: {e.strerror}")
+        fail(f"{e.filename}: {e.strerror}")
     except (KeyError, TypeError, ValueError) as e:  # a column, a field or a number missing
-        fail(f"{args.trials}: not trials of the expected form ({type(e).__name__}: {e})")
+        fail(f"{', '.join(args.trials)}: not trials of the expected form ({type(e).__name__}: {e})")
     steps = args.steps or steps
-    cands = [c for c in ranked(os.path.join(args.build, "tbtune"), args.config, domain, dtype, args.strategy,
-                               args.profile, steps)
-             if all(c["params"].get(k) == v for k, v in common.items())]
+    space = ranked(os.path.join(args.build, "tbtune"), args.config, domain, dtype, args.strategy, args.profile, steps)
+    # A trial of a shape this build's space does not hold (a run's experiment) is left out, and
+    # the parameters the others share restrict the ranking.
+    in_space = {params_key(c["params"]) for c in space}
+    outside = [k for k in trials if k not in in_space]
+    trials = {k: r for k, r in trials.items() if k in in_space}
+    if not trials:
+        fail(f"{', '.join(args.trials)}: no trial of the slice is of a shape in this build's space")
+    common = shared_params(trials)
+    cands = [c for c in space if all(c["params"].get(k) == v for k, v in common.items())]
     measured = {k: float(r["gcells"]) for k, r in trials.items() if r["status"] == "ok"}
     if not measured:
-        fail(f"{args.trials}: no trial of the slice ran (status ok)")
+        fail(f"{', '.join(args.trials)}: no trial of the slice ran (status ok)")
     best_key = max(measured, key=measured.get)
     # The search chooses among the shapes that fit or may fit (by the register slack of a
     # model search), by prediction; stand-ins among those that fit by the estimate.
@@ -225,7 +247,7 @@ def main():
     rank = index + 1 if index is not None else None  # 1: the model's best of the slice
     report = {
         "slice": {"run": args.run, "config": args.config, "domain": domain, "dtype": dtype, "restricted_to": common,
-                  "shapes": len(trials), "measured_ok": len(measured)},
+                  "shapes": len(trials), "measured_ok": len(measured), "outside_space": len(outside)},
         "slice_best": {"params": dict(best_key), "gcells": best, "model_rank": rank,
                        "fits": bool(index is not None and cands[index]["fits"]),
                        "may_be_chosen": bool(index is not None and cands[index]["model_search_may_choose"]),
@@ -243,7 +265,8 @@ def main():
     else:
         source = f"run {args.run}'s" if args.run is not None else "the cache's"
         print(f"{args.config} {domain} {dtype}, {source} {args.strategy} slice {common}: "
-              f"{len(trials)} shapes, {len(measured)} ran")
+              f"{len(trials)} shapes, {len(measured)} ran"
+              f"{f' ({len(outside)} trials of shapes outside the space left out)' if outside else ''}")
         print(f"slice best {best:.1f} GCells/s {dict(best_key)}: model rank {rank}, "
               f"predicted {report['slice_best']['predicted']:.1f}, estimate {report['slice_best']['regs_estimate']}"
               f"{'' if report['slice_best']['fits'] else ' (does not fit by the model)'}"

@@ -130,6 +130,52 @@ class ModelReplay(unittest.TestCase):
         self.assertEqual(from_db["timed"], from_csv["timed"])
         self.assertEqual(from_db["slice"]["restricted_to"], SLICE)
 
+    def write_runs(self, name, runs):
+        """Writes {run: trials} as one CSV and returns its path."""
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["run", "config", "domain", "dtype", "strategy", "params", "status", "gcells"])
+            for run, trials in runs.items():
+                for params, (status, gcells) in trials.items():
+                    w.writerow([run, "j3d7pt", DOMAIN, "double", "wpipe3d", params, status, gcells])
+        return path
+
+    def replay_files(self, paths, runs):
+        run = subprocess.run([sys.executable, REPLAY, "-b", os.path.dirname(TBTUNE), *paths, "--run", runs,
+                              "--config", "j3d7pt", "--strategy", "wpipe3d", "--steps", "100", "--json"],
+                             capture_output=True, text=True)
+        return run.returncode, (json.loads(run.stdout) if run.stdout else None), run.stderr
+
+    def test_runs_in_several_files_form_one_slice(self):
+        trials = self.measured_as_predicted()
+        far = text(self.primaries[40]["params"])
+        trials[far] = ("ok", 10 * self.primaries[0]["PP_gcells"])  # the slice's best, in b.csv's run 8
+        keys = sorted(trials, key=lambda k: k != far)
+        first = {k: trials[k] for k in keys[len(keys) // 2:]}
+        second = {k: trials[k] for k in keys[:len(keys) // 2]}
+        a = self.write_runs("a.csv", {"7": first, "9": {far: ("ok", 1.0)}})
+        b = self.write_runs("b.csv", {"8": second})
+        rc, whole, _ = self.replay(trials)
+        rc2, split, err = self.replay_files([a, b], "7,8")
+        self.assertEqual((rc2, split["timed"], split["slice_best"]), (rc, whole["timed"], whole["slice_best"]), err)
+        self.assertEqual(rc2, 1)
+        # A shape measured in several runs counts as the last of --run measured it.
+        _, later, _ = self.replay_files([a, b], "8,9")
+        self.assertNotEqual(later["slice_best"]["params"], self.primaries[40]["params"])
+        _, earlier, _ = self.replay_files([a, b], "9,8")
+        self.assertEqual(earlier["slice_best"]["params"], self.primaries[40]["params"])
+
+    def test_a_trial_outside_the_space_is_left_out(self):
+        trials = self.measured_as_predicted()
+        outside = dict(self.primaries[0]["params"], bps=9)  # the space holds 1 and 2 blocks per SM
+        trials[text(outside)] = ("ok", 10 * self.primaries[0]["PP_gcells"])
+        rc, out, err = self.replay(trials)
+        self.assertEqual(rc, 0, err)
+        self.assertAlmostEqual(out["share_of_slice_best"], 1.0)
+        self.assertEqual(out["slice"]["outside_space"], 1)
+        self.assertNotIn(outside, [c["params"] for c in out["timed"]])
+
     def test_bad_input_is_one_line_and_exit_2(self):
         rc, out, err = self.replay({})
         self.assertEqual(rc, 2)

@@ -129,7 +129,9 @@ Wpipe2dGrid grid_of(const Problem& p, const Params& k, long resident, int rx, in
 // kSpaceTw levels per warp, 1 or 2 rows per iteration and blocks per SM. Warps and blocks per SM
 // as measured on the H100 (docs/bench-2d.md, "The model fitted"): 2 warps ran 15-40% below the
 // best and 16 warps 7-16% below; a third or fourth block per SM gained at most 2% over the best
-// at one or two, and pipelines of 4-12 warps won.
+// at one or two, and pipelines of 4-12 warps won. On the H200, float j2d49pt's best at three
+// blocks (4 warps) ran 856.6 GCells/s, at two (6 warps) 929.4 (docs/bench-2d.md, "Two blocks per
+// SM for float j2d49pt").
 constexpr int kSpaceRx = 27, kSpaceTw = 8;
 constexpr int kSpaceWarps[] = {4, 6, 8, 12};
 
@@ -170,8 +172,9 @@ const char* excluded(const Problem& p, const DeviceProfile& d, const StencilWays
   if (fold && !ways.symmetric) return "fold=1 needs a stencil symmetric in y";
   if (fold && (sep || late)) return "fold=1 runs with late=0 and sep=0";
   // sep in one kernel (split 0) only: j2d49pt's best known shape (rx 10, 8 warps, 2 rows, late
-  // 1) ran 532.0 GCells/s so and 501.4 split (H200, docs/bench-2d.md, "Separable rows in every
-  // loop").
+  // 1) ran 532.0 GCells/s so and 501.4 split, and the later winners 895.9 / 718.2 (float) and
+  // 590.5 / 489.7 (double) (H200, docs/bench-2d.md, "Separable rows in every loop" and "Two
+  // blocks per SM for float j2d49pt").
   if (sep && split) return "sep=1 runs as one kernel (split=0), which ran faster than two";
   if (wpipe_strip_too_conflicted(p, rx, wpipe_pairs(p, 2)))
     return "rx: the ring's accesses of this strip serialise too deeply on the shared-memory banks";
