@@ -160,7 +160,7 @@ def main():
     ap.add_argument("trials", nargs="+",
                     help="CSVs of trials (docs/data/) or the JSON of `tbtune db show STENCIL --json`")
     ap.add_argument("-b", "--build", default="build")
-    ap.add_argument("--run", help="the run whose trials form the slice (a CSV of trials); A,B: several runs'")
+    ap.add_argument("--run", help="the run whose trials form the slice (CSVs of trials); A,B for several")
     ap.add_argument("--config", required=True)
     ap.add_argument("--strategy", required=True)
     ap.add_argument("--profile", default="h200")
@@ -175,10 +175,10 @@ def main():
 
     try:
         only = parse_params(";".join(args.param))
-        trials, domain, dtype, steps = load_slice(args.trials, args.run, args.config, args.strategy,
-                                                          args.dtype, only)
+        trials, domain, dtype, steps = load_slice(args.trials, args.run, args.config, args.strategy, args.dtype,
+                                                  only)
     except OSError as e:
-        fail(f"{e.filename}: {e.strerror}")
+        fail(f"{e.filename or ', '.join(args.trials)}: {e.strerror}")
     except (KeyError, TypeError, ValueError) as e:  # a column, a field or a number missing
         fail(f"{', '.join(args.trials)}: not trials of the expected form ({type(e).__name__}: {e})")
     steps = args.steps or steps
